@@ -1,0 +1,70 @@
+// Package engine is the one clock of the simulator: a queue of timestamped events and the loop
+// that dispatches them. It knows nothing about networks; everything else schedules through it.
+//
+// # Mental model
+//
+//   - One clock. Scheduler.Now is simulated time in integer picoseconds (Time). Only the
+//     Scheduler moves it, and only forward: to an event's time just before that event's handler
+//     runs, and to t at the end of RunUntil(t).
+//   - One total order. Events run in order of (time, seq), where seq is a per-scheduler counter
+//     taken by every At, After, AtFunc, AfterFunc and Reschedule. Nothing else (wall time, map
+//     order, goroutines, random sources) enters the order, so a run is a pure function of its
+//     inputs.
+//   - Equal-time events run in FIFO order, i.e. in the order they were scheduled. An event
+//     scheduled for Now() from inside a handler runs after every event already queued for
+//     Now(); a rescheduled event counts as scheduled at the moment of the Reschedule.
+//   - Handlers never block. They run one at a time on the goroutine that called Run; a handler
+//     that has to wait schedules an event for later and returns.
+//   - A Timer names one scheduled event. Once the event fires or is cancelled the Timer is
+//     stale, never dangling: Cancel, Reschedule and Pending report false for it.
+//
+// Scheduling in the past or at Never, or for an unregistered handler, is a programming error and
+// panics; so does calling Run or RunUntil from a handler.
+//
+// # Hot path
+//
+// Events are pointer-free (Event: time, handler id, int32 target, int64 arg) and go to Handlers
+// registered once and named by dense integer ids. The queue is an indexed 4-ary min-heap of
+// 16-byte entries (time, seq<<32|slot) in one flat slice, laid out so that the four children of
+// a node share one cache line, with branch-free selection of the least child. The payload of an
+// event sits in a slot table recycled through a free list, and a dense position array lets
+// Cancel and Reschedule remove or re-key any event in O(log n) without leaving tombstones.
+// After warm-up nothing allocates per event. AtFunc and AfterFunc keep their funcs in a side
+// table with a free list; they are meant for code off the hot path.
+//
+// # Measurements
+//
+// Reproduce with
+//
+//	go test -run '^$' -bench . -benchtime 10000000x -count 6 ./engine
+//
+// on a 2-core x86_64 VM ("Intel(R) Xeon(R) Processor", 2.0 GHz), linux/amd64, Go 1.26. Every
+// figure is the median ns/op of 6 runs of 10M operations; individual runs on this shared VM
+// varied by up to about 15%. Columns are the number of events kept pending.
+//
+// BenchmarkHold, the classic hold model: one op pops the earliest event and pushes it back a
+// pseudo-random 0..1us later (times from a seeded PCG, the same sequence for every variant).
+//
+//	ns/op                             1Ki    16Ki   128Ki     1Mi   B/op  allocs/op
+//	typed 4-ary (the Scheduler's)      93     130     285     663      0     0
+//	typed binary, same entries         83     143     278     970      0     0
+//	gods v1.18.1 trees/binaryheap     306     519    1142    2074     32     1
+//	gods/v2 trees/binaryheap          278     372     593     965      0     0
+//	container/heap                    288     361     583     976     64     2
+//
+// BenchmarkScheduler, the whole Scheduler. dispatch: one event scheduled with After from a
+// Handler and dispatched; func-dispatch: the same with AfterFunc; reschedule: one Reschedule of
+// a random pending event; cancel+at: one Cancel of a random pending event plus one At.
+//
+//	ns/op                             1Ki    16Ki   128Ki     1Mi   B/op  allocs/op
+//	dispatch                          111     135     353     769      0     0
+//	func-dispatch                     115     150     494    1056      0     0
+//	reschedule                         33      40     146     269      0     0
+//	cancel+at                          55      64     317     475      0     0
+//
+// The 4-ary heap is kept: the binary one is about 10% faster while the whole queue sits in L1
+// (1Ki) and level with it at 128Ki, but the 4-ary one is 9% faster at 16Ki and 32% faster at
+// 1Mi, where every level of the heap costs a cache miss and 4-ary has half as many levels, one
+// cache line each. The gods v1 heap boxes every event into an interface (one allocation per
+// push), and container/heap boxes on both Push and Pop.
+package engine

@@ -1,0 +1,259 @@
+package engine
+
+import "strconv"
+
+// HandlerID names a registered Handler.
+type HandlerID uint32
+
+// Event is what a handler receives. Pointer-free on purpose: events live in flat slices that the
+// garbage collector never has to scan.
+type Event struct {
+	At      Time      // the time the event fires; equal to Scheduler.Now() inside the handler
+	Handler HandlerID // the handler it was scheduled for
+	Target  int32     // handler-defined (e.g. a flow id)
+	Arg     int64     // handler-defined
+}
+
+// Handler reacts to its events. HandleEvent runs on the scheduler's goroutine with the clock set
+// to ev.At; it must not block, and it may schedule, reschedule and cancel events freely.
+type Handler interface{ HandleEvent(s *Scheduler, ev Event) }
+
+// Timer is a handle to a scheduled event, for Cancel, Reschedule and Pending. The zero Timer
+// refers to nothing. A Timer stays safe to use after its event fired or was cancelled: it is then
+// stale, and Cancel, Reschedule and Pending report false for it, even once the queue reuses the
+// event's storage for another event: a generation counter per storage slot tells the two apart,
+// and it would take 2^32 reuses of one slot for a stale Timer to match again. A Timer is only
+// meaningful to the Scheduler that issued it.
+type Timer struct {
+	slot uint32 // index into the queue's slot table
+	gen  uint32 // generation of that slot when the event was scheduled; never 0 for a real event
+}
+
+// funcHandler is the HandlerID reserved for AtFunc/AfterFunc events. Register never returns it,
+// so the zero HandlerID never names a user handler.
+const funcHandler HandlerID = 0
+
+// funcRunner runs AtFunc callbacks; ev.Arg indexes Scheduler.funcs.
+type funcRunner struct{}
+
+func (funcRunner) HandleEvent(s *Scheduler, ev Event) {
+	f := s.takeFunc(ev.Arg)
+	f()
+}
+
+// Scheduler is the simulator's clock and event queue. It is not safe for concurrent use: one
+// goroutine owns it, and handlers run on that goroutine.
+//
+// The zero Scheduler is ready to use; NewScheduler is equivalent.
+type Scheduler struct {
+	q         eventQueue
+	now       Time
+	handlers  []Handler // handlers[funcHandler] is funcRunner once initialised
+	funcs     []func()  // AtFunc callbacks, indexed by Event.Arg
+	funcFree  []int32   // free indices into funcs
+	processed uint64
+	running   bool
+	stopped   bool
+}
+
+// NewScheduler returns an empty scheduler with the clock at 0.
+func NewScheduler() *Scheduler {
+	s := &Scheduler{}
+	s.init()
+	return s
+}
+
+func (s *Scheduler) init() {
+	if len(s.handlers) == 0 {
+		s.handlers = append(s.handlers, funcRunner{})
+	}
+}
+
+// Register adds h and returns the id to schedule its events with. Ids are dense and start at 1.
+func (s *Scheduler) Register(h Handler) HandlerID {
+	if h == nil {
+		panic("engine: Register(nil)")
+	}
+	s.init()
+	s.handlers = append(s.handlers, h)
+	return HandlerID(len(s.handlers) - 1)
+}
+
+// Now is the current simulated time: the time of the event being handled, or of the last event
+// handled, or the bound of the last RunUntil, whichever is latest.
+func (s *Scheduler) Now() Time { return s.now }
+
+// At schedules an event for handler h at time at and returns its handle. Scheduling in the past
+// (at < Now()), at Never, or for an unregistered handler is a programming error and panics.
+// An event scheduled at Now() from a handler runs after the events already queued for Now().
+func (s *Scheduler) At(at Time, h HandlerID, target int32, arg int64) Timer {
+	s.checkTime(at)
+	if h == funcHandler || int(h) >= len(s.handlers) {
+		panic("engine: At with unregistered HandlerID " + strconv.FormatUint(uint64(h), 10))
+	}
+	return s.q.push(at, h, target, arg)
+}
+
+// After schedules an event for handler h at Now()+d. d < 0 panics, as does a delay that would
+// reach Never.
+func (s *Scheduler) After(d Time, h HandlerID, target int32, arg int64) Timer {
+	return s.At(s.after(d), h, target, arg)
+}
+
+// AtFunc schedules f to run at time at. It is meant for code off the hot path (setup, periodic
+// reports): f is kept in a side table whose entries are recycled, so it costs no allocation
+// beyond whatever creating f itself costs. The same time rules as At apply; f must not be nil.
+func (s *Scheduler) AtFunc(at Time, f func()) Timer {
+	s.checkTime(at)
+	if f == nil {
+		panic("engine: AtFunc with nil func")
+	}
+	s.init()
+	var idx int32
+	if n := len(s.funcFree); n > 0 {
+		idx = s.funcFree[n-1]
+		s.funcFree = s.funcFree[:n-1]
+		s.funcs[idx] = f
+	} else {
+		idx = int32(len(s.funcs))
+		s.funcs = append(s.funcs, f)
+	}
+	return s.q.push(at, funcHandler, 0, int64(idx))
+}
+
+// AfterFunc schedules f to run at Now()+d; see AtFunc and After.
+func (s *Scheduler) AfterFunc(d Time, f func()) Timer {
+	return s.AtFunc(s.after(d), f)
+}
+
+// Cancel removes the event t refers to. It reports whether the event was pending; cancelling a
+// fired, already cancelled or zero Timer does nothing and returns false. O(log n).
+func (s *Scheduler) Cancel(t Timer) bool {
+	if !s.q.live(t) {
+		return false
+	}
+	sl := &s.q.slots[t.slot]
+	if sl.handler == funcHandler {
+		s.takeFunc(sl.arg)
+	}
+	s.q.remove(int32(t.slot))
+	return true
+}
+
+// Reschedule moves the pending event t refers to to time at, keeping its handler, target and
+// arg. The moved event is ordered as if it had been scheduled now: after every event already
+// queued for the same time. It reports whether the event was pending (a stale or zero Timer is
+// left alone and yields false). The time rules of At apply and are checked first. t stays valid.
+func (s *Scheduler) Reschedule(t Timer, at Time) bool {
+	s.checkTime(at)
+	if !s.q.live(t) {
+		return false
+	}
+	s.q.move(int32(t.slot), at)
+	return true
+}
+
+// Pending reports whether the event t refers to is still queued.
+func (s *Scheduler) Pending(t Timer) bool { return s.q.live(t) }
+
+// Len is the number of pending events.
+func (s *Scheduler) Len() int { return s.q.len() }
+
+// PeekTime returns the time of the next event, or (Never, false) when nothing is pending.
+func (s *Scheduler) PeekTime() (Time, bool) {
+	e, ok := s.q.first()
+	if !ok {
+		return Never, false
+	}
+	return e.at, true
+}
+
+// Run processes events in (time, scheduling order) until none is left or a handler calls Stop.
+// It returns the number of events processed by this call. Run must not be called from a handler.
+func (s *Scheduler) Run() uint64 {
+	n, _ := s.run(Never)
+	return n
+}
+
+// RunUntil processes every event with At <= t, in order, and then sets the clock to t if t is
+// later than Now(). Events after t stay queued. If a handler calls Stop, RunUntil returns after
+// that event without moving the clock to t. RunUntil(Never) is Run: the clock is never set to
+// Never. It returns the number of events processed by this call and must not be called from a
+// handler.
+func (s *Scheduler) RunUntil(t Time) uint64 {
+	n, stopped := s.run(t)
+	if !stopped && t > s.now && t != Never {
+		s.now = t
+	}
+	return n
+}
+
+// Stop makes the running Run or RunUntil return once the current handler returns. Called outside
+// a run it has no effect: every Run and RunUntil starts afresh.
+func (s *Scheduler) Stop() { s.stopped = true }
+
+// Processed is the total number of events processed by this scheduler, counting the one being
+// handled.
+func (s *Scheduler) Processed() uint64 { return s.processed }
+
+// run is the dispatch loop shared by Run and RunUntil.
+func (s *Scheduler) run(limit Time) (n uint64, stopped bool) {
+	if s.running {
+		panic("engine: Run or RunUntil called from a handler")
+	}
+	s.running = true
+	s.stopped = false
+	defer s.endRun()
+	for !s.stopped && len(s.q.heap) > root && s.q.heap[root].at <= limit {
+		ev := s.q.pop()
+		s.now = ev.At
+		s.processed++
+		n++
+		s.handlers[ev.Handler].HandleEvent(s, ev)
+	}
+	return n, s.stopped
+}
+
+// endRun resets the run state; deferred so that a panicking handler does not leave the
+// scheduler marked as running.
+func (s *Scheduler) endRun() {
+	s.running = false
+	s.stopped = false
+}
+
+// takeFunc removes and returns the callback at idx, recycling its entry.
+func (s *Scheduler) takeFunc(idx int64) func() {
+	f := s.funcs[idx]
+	s.funcs[idx] = nil
+	s.funcFree = append(s.funcFree, int32(idx))
+	return f
+}
+
+// checkTime panics if at cannot be scheduled.
+func (s *Scheduler) checkTime(at Time) {
+	if at < s.now || at == Never {
+		badTime(at, s.now)
+	}
+}
+
+// after converts a delay into an absolute time, panicking on a negative delay or overflow.
+func (s *Scheduler) after(d Time) Time {
+	if d < 0 || d >= Never-s.now {
+		badDelay(d, s.now)
+	}
+	return s.now + d
+}
+
+func badTime(at, now Time) {
+	if at == Never {
+		panic("engine: cannot schedule an event at Never")
+	}
+	panic("engine: event scheduled in the past: at " + at.String() + " < now " + now.String())
+}
+
+func badDelay(d, now Time) {
+	if d < 0 {
+		panic("engine: negative delay " + d.String())
+	}
+	panic("engine: delay " + d.String() + " from " + now.String() + " reaches Never")
+}
