@@ -1,0 +1,143 @@
+// Package lex reads the whitespace-separated text formats SimAI uses (workload, topology,
+// SimAI.conf) and reports bad input the one way the whole project does: an *Error that names
+// the file, the line and the field, and says what was expected.
+//
+// SimAI's C++ readers mix getline (for header lines) with operator>> (for everything else), so a
+// Scanner offers both: NextLine returns the rest of the current line as fields, Next returns one
+// token at a time across line breaks. '\r' counts as white space, so CRLF files read like LF files.
+package lex
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Error is bad input: which file, which line (0 when unknown), which field, what was wrong.
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Field != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(file string, line int, field, format string, args ...any) *Error {
+	return &Error{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// IsInputError reports whether err (or anything it wraps) is an *Error.
+func IsInputError(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
+
+// Token is one whitespace-separated word and the 1-based line it was found on.
+type Token struct {
+	Text string
+	Line int
+}
+
+// Scanner splits a reader into lines and tokens, counting lines.
+type Scanner struct {
+	r       *bufio.Reader
+	file    string
+	line    int      // number of lines read so far
+	pending []string // fields of the current line not yet consumed by Next
+	eof     bool
+	err     error
+}
+
+// NewScanner reads r; file is the name used in errors.
+func NewScanner(r io.Reader, file string) *Scanner {
+	return &Scanner{r: bufio.NewReaderSize(r, 64<<10), file: file}
+}
+
+// File is the name given to NewScanner.
+func (s *Scanner) File() string { return s.file }
+
+// Line is the number of the line most recently read (the line of the last token returned, or
+// the last line of the file after the end was reached).
+func (s *Scanner) Line() int { return s.line }
+
+// Err is the first read error other than the end of the input.
+func (s *Scanner) Err() error { return s.err }
+
+// readLine reads the next physical line; ok is false at the end of the input.
+func (s *Scanner) readLine() (string, bool) {
+	if s.eof {
+		return "", false
+	}
+	text, err := s.r.ReadString('\n')
+	if err != nil {
+		s.eof = true
+		if err != io.EOF {
+			s.err = err
+		}
+		if text == "" {
+			return "", false
+		}
+	}
+	s.line++
+	return text, true
+}
+
+// NextLine discards what is left of the current line and returns the fields of the next one
+// (possibly none, for a blank line). ok is false at the end of the input.
+func (s *Scanner) NextLine() (fields []string, line int, ok bool) {
+	s.pending = nil
+	text, ok := s.readLine()
+	if !ok {
+		return nil, s.line, false
+	}
+	return Fields(text), s.line, true
+}
+
+// Next returns the next token, reading further lines as needed. ok is false at the end.
+func (s *Scanner) Next() (Token, bool) {
+	for len(s.pending) == 0 {
+		text, ok := s.readLine()
+		if !ok {
+			return Token{Line: s.line}, false
+		}
+		s.pending = Fields(text)
+	}
+	t := Token{Text: s.pending[0], Line: s.line}
+	s.pending = s.pending[1:]
+	return t, true
+}
+
+// RestOfLine returns and consumes the tokens left on the current line.
+func (s *Scanner) RestOfLine() []string {
+	rest := s.pending
+	s.pending = nil
+	return rest
+}
+
+// Fields splits a line on spaces, tabs, '\r', '\v' and '\f', as C++'s operator>> does.
+func Fields(line string) []string {
+	return strings.FieldsFunc(line, func(r rune) bool {
+		switch r {
+		case ' ', '\t', '\n', '\r', '\v', '\f':
+			return true
+		}
+		return false
+	})
+}
