@@ -1,0 +1,86 @@
+package topo
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+)
+
+// Write writes t as a SimAI topology file in the generator's exact layout: fields separated by
+// single spaces, the header line without a trailing space, the id line (NVSwitches, then
+// switches) with one, every line ending in LF. Link fields are written from their *Text
+// strings; an empty text is replaced by the value in plain units ("400000000000bps",
+// "500000ps", "0"). Write refuses a topology that does not pass Validate, since the file it
+// would write could not be read back.
+func (t *Topology) Write(w io.Writer) error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var b []byte
+
+	b = strconv.AppendInt(b, int64(len(t.Kinds)), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(t.GPUsPerServer), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(t.NVSwitches)), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(t.Switches)), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(len(t.Links)), 10)
+	b = append(b, ' ')
+	b = append(b, t.GPUType...)
+	b = append(b, '\n')
+	if _, err := bw.Write(b); err != nil {
+		return err
+	}
+
+	for _, ids := range [2][]int32{t.NVSwitches, t.Switches} {
+		for _, id := range ids {
+			b = strconv.AppendInt(b[:0], int64(id), 10)
+			b = append(b, ' ')
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	if err := bw.WriteByte('\n'); err != nil {
+		return err
+	}
+
+	for i := range t.Links {
+		l := &t.Links[i]
+		b = strconv.AppendInt(b[:0], int64(l.Src), 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(l.Dst), 10)
+		b = append(b, ' ')
+		if l.RateText != "" {
+			b = append(b, l.RateText...)
+		} else {
+			format := byte('f')
+			if l.Rate >= 1e21 {
+				format = 'g' // keep the number short enough for units.ParseRate
+			}
+			b = strconv.AppendFloat(b, l.Rate, format, -1, 64)
+			b = append(b, "bps"...)
+		}
+		b = append(b, ' ')
+		if l.DelayText != "" {
+			b = append(b, l.DelayText...)
+		} else {
+			b = strconv.AppendInt(b, int64(l.Delay), 10)
+			b = append(b, "ps"...)
+		}
+		b = append(b, ' ')
+		if l.ErrorText != "" {
+			b = append(b, l.ErrorText...)
+		} else {
+			b = strconv.AppendFloat(b, l.ErrorRate, 'g', -1, 64)
+		}
+		b = append(b, '\n')
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
