@@ -1,0 +1,50 @@
+package ccl
+
+import "fmt"
+
+// Op is a collective operation. The order follows SimAI's ComType (system/Common.hh) for the
+// operations a workload file can name.
+type Op uint8
+
+// Collective operations.
+const (
+	OpNone Op = iota
+	OpReduceScatter
+	OpAllGather
+	OpAllReduce
+	OpAllToAll
+)
+
+var opNames = [...]string{"none", "reducescatter", "allgather", "allreduce", "alltoall"}
+
+// String is the lower-case name SimAI's busbw code uses ("allreduce", "alltoall", ...).
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("Op(%d)", int(o))
+}
+
+// GroupKind is the kind of communication group a collective runs on. The order follows SimAI's
+// MockNccl::GroupType: TP=0, DP=1, PP=2, EP=3, DP_EP=4, NONE=5.
+type GroupKind uint8
+
+// Group kinds.
+const (
+	GroupTP GroupKind = iota
+	GroupDP
+	GroupPP
+	GroupEP
+	GroupDPEP
+	GroupNone
+)
+
+var groupNames = [...]string{"TP", "DP", "PP", "EP", "DP_EP", "NONE"}
+
+// String is SimAI's name of the group kind.
+func (g GroupKind) String() string {
+	if int(g) < len(groupNames) {
+		return groupNames[g]
+	}
+	return fmt.Sprintf("GroupKind(%d)", int(g))
+}
