@@ -1,0 +1,188 @@
+package workloads
+
+import (
+	"fmt"
+
+	"simd/ccl"
+	"simd/engine"
+)
+
+// Network runs collectives for the Runner. It is the one thing workloads needs from a network
+// model; cmd/simd wires an implementation behind it.
+type Network interface {
+	// Start begins collective c at the scheduler's current time and calls done exactly once, from
+	// an engine event, when the collective has finished everywhere.
+	Start(c Collective, done func()) error
+}
+
+// PhaseStats is what one phase of one layer cost in a run.
+type PhaseStats struct {
+	Compute engine.Time // compute delays executed (twice for a recomputed forward pass)
+	Comm    engine.Time // Σ over its collectives of finish + update time − issue
+	Exposed engine.Time // time the iteration waited for its collectives
+	Issued  int         // collectives issued
+}
+
+// RunResult is the outcome of one pass.
+type RunResult struct {
+	Layers [][3]PhaseStats // per layer, per Phase
+	End    engine.Time     // when the pass (including every collective) finished
+}
+
+// Runner executes a workload's plan on an engine.Scheduler. With a nil Network collectives cost
+// nothing and finish as they are issued, which is SimAI's analytical backend: only compute
+// advances the clock and communication is priced afterwards by the report.
+type Runner struct {
+	w      *Workload
+	layout ccl.Layout
+	s      *engine.Scheduler
+	net    Network
+
+	plan []PlanStep
+	pc   int
+	err  error
+
+	res         RunResult
+	outstanding [][3]int
+	issuedAt    [][3][]engine.Time // issue times of running collectives, FIFO per layer and phase
+
+	// The step the iteration is suspended on, if any.
+	blocked   bool
+	waitLayer int
+	waitPhase Phase
+	waitAll   bool
+	waitStart engine.Time
+	running   int // collectives running
+}
+
+// NewRunner prepares one pass of w under layout l. net may be nil (analytical).
+func NewRunner(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network) *Runner {
+	n := len(w.Layers)
+	return &Runner{
+		w: w, layout: l, s: s, net: net,
+		plan:        w.Plan(),
+		res:         RunResult{Layers: make([][3]PhaseStats, n)},
+		outstanding: make([][3]int, n),
+		issuedAt:    make([][3][]engine.Time, n),
+	}
+}
+
+// Run executes the pass to the end and returns its statistics.
+func (r *Runner) Run() (*RunResult, error) {
+	r.s.AtFunc(r.s.Now(), r.advance)
+	r.s.Run()
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.pc < len(r.plan) || r.running > 0 {
+		return nil, fmt.Errorf("workload %s: the iteration stopped at step %d of %d with %d collectives still running (a collective never finished)",
+			r.w.File, r.pc, len(r.plan), r.running)
+	}
+	return &r.res, nil
+}
+
+// advance executes plan steps until one suspends the iteration.
+func (r *Runner) advance() {
+	for r.pc < len(r.plan) && r.err == nil {
+		st := r.plan[r.pc]
+		r.pc++
+		layer := int(st.Layer)
+		switch st.Kind {
+		case StepCompute:
+			ns := r.w.Layers[layer].Phases[st.Phase].ComputeNs
+			if ns == 0 {
+				continue
+			}
+			d := engine.Time(ns) * engine.Nanosecond
+			r.res.Layers[layer][st.Phase].Compute += d
+			r.s.AfterFunc(d, r.advance)
+			return
+		case StepIssue:
+			if r.issue(layer, st.Phase, st.Blocking) {
+				return
+			}
+		case StepWait:
+			if r.outstanding[layer][st.Phase] > 0 {
+				r.suspend(layer, st.Phase, false)
+				return
+			}
+		case StepWaitAll:
+			if r.running > 0 {
+				r.suspend(0, WG, true)
+				r.pc-- // check again when everything has finished
+				return
+			}
+			r.res.End = r.s.Now()
+		}
+	}
+}
+
+func (r *Runner) suspend(layer int, ph Phase, all bool) {
+	r.blocked = true
+	r.waitLayer, r.waitPhase, r.waitAll = layer, ph, all
+	r.waitStart = r.s.Now()
+}
+
+// issue starts a collective; it reports whether the iteration is now suspended on it.
+func (r *Runner) issue(layer int, ph Phase, blocking bool) bool {
+	c := r.w.Collective(r.layout, layer, ph)
+	if c.Op == ccl.OpNone || c.Group == ccl.GroupNone || c.GroupSize <= 1 {
+		// Nothing to communicate: SimAI issues no collective, so no update time follows either.
+		return false
+	}
+	r.res.Layers[layer][ph].Issued++
+	if r.net == nil {
+		return false
+	}
+	now := r.s.Now()
+	r.outstanding[layer][ph]++
+	r.issuedAt[layer][ph] = append(r.issuedAt[layer][ph], now)
+	r.running++
+	if blocking {
+		r.suspend(layer, ph, false)
+	}
+	err := r.net.Start(c, func() { r.collectiveDone(layer, ph) })
+	if err != nil {
+		r.err = fmt.Errorf("layer %d (%s) %s collective: %w", layer, r.w.Layers[layer].Name, ph, err)
+		r.s.Stop()
+		return true
+	}
+	return blocking
+}
+
+// collectiveDone runs when the network reports a collective finished; the layer's update time
+// follows before the iteration sees it (SimAI's *_Comm_Finished_After_Delay).
+func (r *Runner) collectiveDone(layer int, ph Phase) {
+	upd := engine.Time(r.w.Layers[layer].UpdateTimeNs) * engine.Nanosecond
+	if upd == 0 {
+		r.finish(layer, ph)
+		return
+	}
+	r.s.AfterFunc(upd, func() { r.finish(layer, ph) })
+}
+
+func (r *Runner) finish(layer int, ph Phase) {
+	now := r.s.Now()
+	q := r.issuedAt[layer][ph]
+	start := q[0]
+	r.issuedAt[layer][ph] = q[1:]
+	r.outstanding[layer][ph]--
+	r.running--
+	st := &r.res.Layers[layer][ph]
+	st.Comm += now - start
+	if !r.blocked {
+		return
+	}
+	if r.waitLayer == layer && r.waitPhase == ph {
+		st.Exposed += now - max(start, r.waitStart)
+		r.waitStart = now
+	}
+	done := r.outstanding[r.waitLayer][r.waitPhase] == 0
+	if r.waitAll {
+		done = r.running == 0
+	}
+	if done {
+		r.blocked = false
+		r.advance()
+	}
+}
