@@ -1,0 +1,368 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"simd/ccl"
+	"simd/ccl/analytical"
+	"simd/configs"
+	"simd/configs/lex"
+	"simd/engine"
+	"simd/topo"
+	"simd/workloads"
+)
+
+// defaultExample is the shipped workload simd runs when no -w is given.
+const defaultExample = "microAllReduce.txt"
+
+// cluster is what the analytical model needs to know about the machine, with where each figure
+// came from.
+type cluster struct {
+	gpus, gpusPerServer, nicsPerServer int
+	nvlink, nic                        float32 // GB/s
+	gpuType                            string
+	fabric                             string // the topology the figures came from
+}
+
+func runAnalytical(o *options, log *zap.Logger, stdout io.Writer) error {
+	ov, err := overlaps(o)
+	if err != nil {
+		return err
+	}
+	if o.lang != "en" && o.lang != "ja" {
+		return badInputf("-l %q: expected en or ja", o.lang)
+	}
+	if _, err := loadConf(o, log); err != nil {
+		return err
+	}
+	w, wname, err := loadWorkload(o, log, stdout)
+	if err != nil {
+		return err
+	}
+	cl, err := resolveCluster(o, w, log)
+	if err != nil {
+		return err
+	}
+	layout := w.Layout(cl.gpus, cl.gpusPerServer)
+	if err := layout.Validate(); err != nil {
+		return badInputf("%s on %d GPUs: %v", wname, cl.gpus, err)
+	}
+	cost, ppGBps, err := costModel(o, layout, cl)
+	if err != nil {
+		return err
+	}
+	runRes, err := workloads.NewRunner(w, layout, engine.NewScheduler(), nil).Run()
+	if err != nil {
+		return err
+	}
+	prefix := resultPrefix(o, wname, cl.gpusPerServer, cl.nic, float32(o.dpo))
+	rep, err := workloads.AnalyticalEndToEnd(w, runRes, cost, workloads.AnalyticalOptions{
+		Layout: layout, Overlap: ov, PipelineGBps: ppGBps, FileName: prefix[strings.LastIndex(prefix, "/")+1:],
+	})
+	if err != nil {
+		return badInput(err)
+	}
+	base := filepath.Join(o.outDir, o.resultFolder, prefix)
+	if strings.HasSuffix(prefix, "/") {
+		base += string(filepath.Separator)
+	}
+	csvPath := base + "EndToEnd.csv"
+	var csv bytes.Buffer
+	if err := rep.WriteCSV(&csv); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(csvPath, func(f *os.File) error { _, err := f.Write(csv.Bytes()); return err }); err != nil {
+		return err
+	}
+	written := []string{csvPath}
+	if o.visual != 0 {
+		chartPath := base + "chart.html"
+		if err := writeFileAtomic(chartPath, func(f *os.File) error { return writeChart(f, rep, o.lang) }); err != nil {
+			return err
+		}
+		written = append(written, chartPath)
+	}
+	printSummary(stdout, wname, w, layout, cl, rep, written)
+	return nil
+}
+
+// overlaps checks the overlap ratios: SimAI documents them as 0 to 1, and outside that range its
+// single-precision scaling produces negative exposed times.
+func overlaps(o *options) (workloads.Overlap, error) {
+	ov := workloads.Overlap{DP: float32(o.dpo), EP: float32(o.epo), TP: float32(o.tpo), PP: float32(o.ppo)}
+	for _, r := range []struct {
+		name string
+		v    float32
+	}{{"-dp_o", ov.DP}, {"-ep_o", ov.EP}, {"-tp_o", ov.TP}, {"-pp_o", ov.PP}} {
+		if !(r.v >= 0 && r.v <= 1) {
+			return ov, badInputf("%s %g: an overlap ratio must be between 0 and 1", r.name, r.v)
+		}
+	}
+	return ov, nil
+}
+
+func logWarnings(log *zap.Logger, warns []*lex.Error) {
+	for _, w := range warns {
+		log.Warn(w.Error())
+	}
+}
+
+// loadConf reads -c, or the shipped SimAI.conf. The analytical mode does not use it, but a
+// broken file is reported now rather than when the event mode needs it.
+func loadConf(o *options, log *zap.Logger) (configs.SimAIConf, error) {
+	if o.conf == "" {
+		c, err := configs.ShippedSimAIConf()
+		return c, err
+	}
+	f, err := os.Open(o.conf)
+	if err != nil {
+		return configs.SimAIConf{}, badInputf("-c: %v", err)
+	}
+	defer f.Close()
+	c, warns, err := configs.ParseSimAIConf(f, o.conf)
+	logWarnings(log, warns)
+	if err != nil {
+		return c, badInput(err)
+	}
+	log.Debug("SimAI.conf read; the analytical mode does not use it", zap.String("file", o.conf))
+	return c, nil
+}
+
+// loadWorkload reads -w: a file, "example:NAME", or the default example when -w is absent.
+func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Workload, string, error) {
+	name := o.workload
+	if name == "" {
+		name = "example:" + defaultExample
+		fmt.Fprintf(stdout, "no -w given: running the shipped example %s\n", defaultExample)
+	}
+	var data []byte
+	if ex, ok := strings.CutPrefix(name, "example:"); ok {
+		d, found := configs.ExampleWorkload(ex)
+		if !found {
+			return nil, "", badInputf("-w %s: no such example (there are %s)", name, strings.Join(configs.ExampleWorkloadNames(), ", "))
+		}
+		data, name = d, ex
+	} else {
+		d, err := os.ReadFile(name)
+		if err != nil {
+			return nil, "", badInputf("-w: %v", err)
+		}
+		data = d
+	}
+	w, warns, err := workloads.ParseWith(bytes.NewReader(data), name, workloads.ParseOptions{AllowShortCount: o.allowShortWorkload})
+	logWarnings(log, warns)
+	if err != nil {
+		return nil, "", badInput(err)
+	}
+	return w, name, nil
+}
+
+// resolveCluster settles the GPU count, GPUs per server, GPU type and bandwidths: flags first,
+// then the topology (-n, or the default fabric built for the GPU count), then SimAI's tables.
+func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (cluster, error) {
+	var cl cluster
+	var sb topo.ServerBandwidth
+	haveTopo := false
+	if o.topology != "" {
+		f, err := os.Open(o.topology)
+		if err != nil {
+			return cl, badInputf("-n: %v", err)
+		}
+		t, err := topo.Parse(f, o.topology)
+		f.Close()
+		if err != nil {
+			return cl, badInput(err)
+		}
+		if sb, err = t.ServerBandwidth(); err != nil {
+			return cl, badInputf("%s: %v", o.topology, err)
+		}
+		haveTopo = true
+		cl.fabric = o.topology
+	}
+	switch {
+	case o.set["g"]:
+		cl.gpus = o.gpus.v
+		if haveTopo && cl.gpus != sb.GPUs {
+			log.Warn("-g differs from the topology's GPU count; using -g", zap.Int("g", cl.gpus), zap.Int("topology", sb.GPUs))
+		}
+	case haveTopo:
+		cl.gpus = sb.GPUs
+	case w.Header.AllGPUs > 0:
+		cl.gpus = w.Header.AllGPUs
+	default:
+		return cl, badInputf("%s: the GPU count is unknown (the workload has no all_gpus: key): give -g N or a topology with -n", w.File)
+	}
+	if cl.gpus < 1 {
+		return cl, badInputf("-g %d: need at least 1 GPU", cl.gpus)
+	}
+	if w.Header.AllGPUs > 0 && w.Header.AllGPUs != cl.gpus {
+		log.Warn("the workload was generated for a different GPU count; using the simulated one", zap.Int("all_gpus", w.Header.AllGPUs), zap.Int("simulated", cl.gpus))
+	}
+	switch {
+	case o.set["g_p_s"]:
+		cl.gpusPerServer = o.gpusPerServer
+	case haveTopo:
+		cl.gpusPerServer = sb.GPUsPerServer
+	default:
+		cl.gpusPerServer = min(8, cl.gpus)
+	}
+	if cl.gpusPerServer < 1 {
+		return cl, badInputf("-g_p_s %d: need at least 1 GPU per server", cl.gpusPerServer)
+	}
+	if !haveTopo {
+		t, err := topo.DefaultFabric(cl.gpus, cl.gpusPerServer)
+		if err != nil {
+			return cl, badInputf("building the default fabric for %d GPUs, %d per server: %v", cl.gpus, cl.gpusPerServer, err)
+		}
+		if sb, err = t.ServerBandwidth(); err != nil {
+			return cl, err
+		}
+		cl.fabric = fmt.Sprintf("default Spectrum-X fabric (%d switches)", t.NumSwitches())
+	}
+
+	cl.gpuType = sb.GPUType
+	if o.set["g_type"] {
+		if _, ok := analytical.ParseGPUType(o.gpuType); !ok {
+			return cl, badInputf("-g_type %q: expected A100, A800, H100, H800 or H20", o.gpuType)
+		}
+		cl.gpuType = o.gpuType
+	}
+	gpuTable := func() (float32, bool) {
+		g, ok := analytical.ParseGPUType(cl.gpuType)
+		if !ok {
+			return 0, false
+		}
+		return analytical.NVLinkGBps(g)
+	}
+	switch {
+	case o.set["nv"] && o.nvlink > 0:
+		cl.nvlink = float32(o.nvlink)
+	case o.set["g_type"]:
+		cl.nvlink, _ = gpuTable()
+	case sb.NVLinkGBps > 0:
+		cl.nvlink = float32(sb.NVLinkGBps)
+	default:
+		v, ok := gpuTable()
+		if !ok {
+			return cl, badInputf("the NVLink bandwidth is unknown (%s has no NVLink and GPU type %q is not one SimAI knows): give -nv GBPS", cl.fabric, cl.gpuType)
+		}
+		cl.nvlink = v
+	}
+	if o.set["nic_t"] {
+		if _, ok := analytical.NICGBps(o.nicType); !ok {
+			return cl, badInputf("-nic_t %q: expected cx6, cx7 or bf3", o.nicType)
+		}
+	}
+	switch {
+	case o.set["nic"] && o.nic > 0:
+		cl.nic = float32(o.nic)
+	case o.set["nic_t"]:
+		cl.nic, _ = analytical.NICGBps(o.nicType)
+	case sb.NICGBps > 0:
+		cl.nic = float32(sb.NICGBps)
+	default:
+		cl.nic, _ = analytical.NICGBps("cx7")
+		log.Debug("no NIC in the topology: using SimAI's cx7 default", zap.Float32("GBps", cl.nic))
+	}
+	switch {
+	case o.set["n_p_s"]:
+		cl.nicsPerServer = o.nicsPerServer
+		if cl.nicsPerServer < 1 {
+			return cl, badInputf("-n_p_s %d: need at least 1 NIC per server", cl.nicsPerServer)
+		}
+	case sb.NICsPerServer > 0:
+		cl.nicsPerServer = sb.NICsPerServer
+	default:
+		cl.nicsPerServer = cl.gpusPerServer
+	}
+	return cl, nil
+}
+
+// costModel is SimAI's computed-busbw model, or the fixed bandwidths of -busbw. It also returns
+// the bandwidth pipeline-parallel traffic crosses: the busbw file's PP entry, else one GPU's share
+// of its server's NICs.
+func costModel(o *options, l ccl.Layout, cl cluster) (workloads.CostModel, float32, error) {
+	perGPU := float32(cl.nic * float32(cl.nicsPerServer) / float32(cl.gpusPerServer))
+	if o.busbw != "" {
+		f, err := os.Open(o.busbw)
+		if err != nil {
+			return nil, 0, badInputf("-busbw: %v", err)
+		}
+		defer f.Close()
+		b, err := configs.ParseBusBW(f, o.busbw)
+		if err != nil {
+			return nil, 0, badInput(err)
+		}
+		m := analytical.NewFileModel(b)
+		if pp := m.PipelineGBps(); pp > 0 {
+			return m, pp, nil
+		}
+		return m, perGPU, nil
+	}
+	nic, nv, ata, err := configs.ShippedRatioTables()
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := analytical.New(analytical.Params{
+		Layout: l, NICsPerServer: cl.nicsPerServer, NVLinkGBps: cl.nvlink, NICGBps: cl.nic,
+		Ratios: analytical.Ratios{NIC: nic, NVLink: nv, AllToAll: ata},
+	})
+	if err != nil {
+		return nil, 0, badInput(err)
+	}
+	return m, perGPU, nil
+}
+
+var autoNameParam = regexp.MustCompile(`(world_size|tp|pp|ep|gbs|mbs|seq)(\d+)`)
+
+// resultPrefix is -r, or the name SimAI_analytical derives from an AICB workload file name:
+// {model}-tp{tp}-pp{pp}-dp{dp}-ga{ga}-ep{ep}-NVL{gps}-{nic·8}G-DP{dp_o}-. SimAI divides by zero
+// when the name lacks tpN, ppN or mbsN; simd then uses the file's base name and a dash.
+func resultPrefix(o *options, workload string, gps int, nic, dpo float32) string {
+	if o.set["r"] {
+		return o.result
+	}
+	base := filepath.Base(workload)
+	vals := map[string]int{}
+	for _, m := range autoNameParam.FindAllStringSubmatch(base, -1) {
+		v, err := strconv.Atoi(m[2])
+		if err == nil {
+			vals[m[1]] = v
+		}
+	}
+	tp, pp, mbs := vals["tp"], vals["pp"], vals["mbs"]
+	if tp > 0 && pp > 0 && mbs > 0 {
+		if dp := vals["world_size"] / (tp * pp); dp > 0 {
+			model := ""
+			if i := strings.Index(base, "world_size"); i > 0 {
+				model = base[:i-1]
+			}
+			ga := int(float64(vals["gbs"]) / float64(dp*mbs))
+			return fmt.Sprintf("%s-tp%d-pp%d-dp%d-ga%d-ep%d-NVL%d-%.1fG-DP%.1f-", model, tp, pp, dp, ga, vals["ep"], gps, nic*8, dpo)
+		}
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base)) + "-"
+}
+
+func printSummary(w io.Writer, name string, wl *workloads.Workload, l ccl.Layout, cl cluster, rep *workloads.AnalyticalReport, files []string) {
+	s := rep.Summary
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	fmt.Fprintf(w, "simd analytical: %s, %d layers, %s\n", name, len(wl.Layers), wl.Header.Policy)
+	fmt.Fprintf(w, "  cluster: %d GPUs, %d per server, TP %d PP %d EP %d DP %d; NVLink %g GB/s, %d NICs of %g GB/s per server (%s)\n",
+		l.GPUs, l.GPUsPerServer, l.TP, l.PP, l.EP, l.DP(), cl.nvlink, cl.nicsPerServer, cl.nic, cl.fabric)
+	fmt.Fprintf(w, "  iteration: %s us = compute %s + exposed comm %s + bubble %s + PP comm %d\n",
+		f(s.Total), f(s.Compute), f(s.Exposed), f(s.Bubble), s.PPComm)
+	fmt.Fprintf(w, "  exposed comm by group (us): TP %s, DP %s, DP_EP %s, EP %s\n", f(s.TPComm), f(s.DPComm), f(s.DPEPComm), f(s.EPComm))
+	for _, p := range files {
+		fmt.Fprintf(w, "results: %s\n", p)
+	}
+}

@@ -1,0 +1,99 @@
+// Command simd simulates AI training clusters from the input files SimAI users already have.
+//
+//	simd -w workload.txt [-n topo] [-c SimAI.conf] [-mode analytical] [-o DIR] [-r PREFIX]
+//
+// It also accepts SimAI_analytical's flags with the same meaning (-g, -g_p_s, -nv, -nic, -n_p_s,
+// -nic_t, -g_type, -dp_o, -ep_o, -tp_o, -pp_o, -r, -r_f, -v). simd -h lists every flag.
+//
+// This package only wires things together: parsing the command line, loading the inputs
+// through their packages, running the engine, writing the outputs. It holds no simulation logic.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"simd/configs/lex"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitFailure  = 1 // something other than the input went wrong (e.g. writing a file)
+	exitBadInput = 2 // bad input or usage
+)
+
+// inputError marks an error caused by the user's input or command line.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return inputError{err}
+}
+
+func badInputf(format string, args ...any) error { return inputError{fmt.Errorf(format, args...)} }
+
+// run is main without the process: it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, helpText())
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simd: %v\n", err)
+		return exitBadInput
+	}
+	log, err := newLogger(o.logLevel, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "simd: -log-level: %v\n", err)
+		return exitBadInput
+	}
+	switch o.mode {
+	case "analytical":
+		err = runAnalytical(o, log, stdout)
+	case "event", "compare":
+		err = badInputf("-mode %s: the event mode is not built yet; use -mode analytical", o.mode)
+	default:
+		err = badInputf("-mode %q: expected analytical, event or compare", o.mode)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simd: %v\n", err)
+		var ie inputError
+		if errors.As(err, &ie) || lex.IsInputError(err) {
+			return exitBadInput
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+// newLogger logs to w without timestamps, so that two runs print the same lines.
+func newLogger(level string, w io.Writer) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, err
+	}
+	enc := zapcore.NewConsoleEncoder(zapcore.EncoderConfig{
+		LevelKey:         "level",
+		MessageKey:       "msg",
+		EncodeLevel:      zapcore.LowercaseLevelEncoder,
+		ConsoleSeparator: " ",
+	})
+	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(w), lvl)), nil
+}

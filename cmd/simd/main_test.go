@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs simd in dir with args and returns the exit status and outputs.
+func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// listFiles lists every file under dir, so tests can check that nothing was left behind.
+func listFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
+}
+
+func TestNoFlagsRunsTheExample(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "results/microAllReduce-EndToEnd.csv") {
+		t.Errorf("stdout does not say where the results are:\n%s", out)
+	}
+	csv := readFile(t, filepath.Join(dir, "results", "microAllReduce-EndToEnd.csv"))
+	if !strings.Contains(csv, "380 (25.46%)") || !strings.Contains(csv, ", 1492\n") {
+		t.Errorf("report:\n%s", csv)
+	}
+}
+
+// The example command: SimAI_analytical's canonical call, on the shipped copy of the
+// canonical workload.
+func TestCanonicalCommand(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, dir, "-mode", "analytical", "-w", "example:workload_analytical.txt",
+		"-g", "9216", "-nv", "360", "-nic", "48.5", "-n_p_s", "8", "-g_p_s", "8", "-r", "example-", "-o", "out")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got := readFile(t, filepath.Join(dir, "out", "example-EndToEnd.csv"))
+	want := readFile(t, filepath.Join(mustAbs(t, "../../workloads/testdata"), "workload_analytical-EndToEnd.csv"))
+	if got != want {
+		t.Error("the CLI's report differs from the workloads package's golden report")
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+const micro = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 8 ga: 1 all_gpus: 8 checkpoints: 0 checkpoint_initiates: 0\n2\n" +
+	"embedding_layer -1 556000 ALLREDUCE 16777216 1 NONE 0 1 NONE 0 1\n" +
+	"embedding_layer -1 556000 ALLREDUCE 67108864 1 NONE 0 1 NONE 0 1\n"
+
+// SimAI_analytical's flags with long names, a repeated -g (the first wins), -r_f and -v.
+func TestSimAIFlags(t *testing.T) {
+	dir := t.TempDir()
+	w := writeFile(t, dir, "micro.txt", micro)
+	code, _, errOut := runCLI(t, dir, "--workload", w, "--gpus", "8", "-g", "16", "--gpus-per-server", "8",
+		"--nvlink", "360", "--nic_busbw", "48.5", "--nic_per_server", "8", "-r", "run-", "-r_f", "sub", "-v", "1", "-l", "ja")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	csv := readFile(t, filepath.Join(dir, "results", "sub", "run-EndToEnd.csv"))
+	if !strings.HasPrefix(strings.Split(csv, "\n")[1], "run-, 0 (0.00%), 0 (0.00%), 380 (25.46%)") {
+		t.Errorf("report:\n%s", csv)
+	}
+	html := readFile(t, filepath.Join(dir, "results", "sub", "run-chart.html"))
+	if !strings.Contains(html, "TP通信") || !strings.Contains(html, "Total time: 1492 us") {
+		t.Errorf("chart:\n%s", html)
+	}
+}
+
+// With -n, the GPU count, GPUs per server and bandwidths come from the topology: the Spectrum-X
+// 8-GPU file has 2880Gbps NVLink (360 GB/s) and 400Gbps NICs (50 GB/s), eight per server.
+func TestTopologySuppliesTheCluster(t *testing.T) {
+	dir := t.TempDir()
+	w := writeFile(t, dir, "micro.txt", strings.Replace(micro, "all_gpus: 8", "all_gpus: 16", 1))
+	tp := mustAbs(t, "../../topo/testdata/Spectrum-X_8g_8gps_400Gbps_H100")
+	code, out, errOut := runCLI(t, dir, "-w", w, "-n", tp, "-r", "t-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "8 GPUs, 8 per server") || !strings.Contains(out, "NVLink 360 GB/s, 8 NICs of 50 GB/s") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if !strings.Contains(errOut, "different GPU count") {
+		t.Errorf("no warning that all_gpus differs:\n%s", errOut)
+	}
+	// A flag overrides the topology.
+	code, out, _ = runCLI(t, dir, "-w", w, "-n", tp, "-nv", "240", "-r", "t-")
+	if code != 0 || !strings.Contains(out, "NVLink 240 GB/s") {
+		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+}
+
+func TestResultPrefix(t *testing.T) {
+	cases := []struct {
+		file string
+		args []string
+		want string
+	}{
+		// Verified against SimAI_analytical (simai-formats.md §1.1).
+		{"H100-gpt_7B-world_size8-tp8-pp1-ep1-gbs8-mbs1-seq4096-A.txt", nil, "H100-gpt_7B-tp8-pp1-dp1-ga8-ep1-NVL8-388.0G-DP0.0-"},
+		// SimAI crashes on names without tpN/ppN; simd uses the base name.
+		{"dir/microAllReduce.txt", nil, "microAllReduce-"},
+		{"G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt", nil, "G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100-"},
+		{"x.txt", []string{"-r", "mine-"}, "mine-"},
+	}
+	for _, c := range cases {
+		o, err := parseFlags(c.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resultPrefix(o, c.file, 8, 48.5, 0); got != c.want {
+			t.Errorf("%s: %q, want %q", c.file, got, c.want)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := runCLI(t, t.TempDir(), "-h")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, f := range []string{"-w, --workload", "-n FILE", "-c FILE", "-mode", "-o DIR", "-r, --result", "-r_f, --result_folder",
+		"-g, --gpus", "-g_p_s, --gpus-per-server", "-nv, --nvlink", "-nic, --nic_busbw", "-n_p_s, --nic_per_server",
+		"-nic_t, --nic_type", "-g_type, --gpu_type", "-dp_o, --dp_overlap", "-ep_o, --ep_overlap", "-tp_o, --tp_overlap",
+		"-pp_o, --pp_overlap", "-v, --visual", "-busbw", "-log-level"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("-h does not document %s", f)
+		}
+	}
+}
+
+// Bad input: one line on stderr naming the file, line and field; exit 2; no report left behind.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.txt", micro)
+	short := writeFile(t, dir, "short.txt", strings.Replace(micro, "\n2\n", "\n3\n", 1))
+	huge := writeFile(t, dir, "huge.txt", strings.Replace(micro, "\n2\n", "\n1000000000000\n", 1))
+	badType := writeFile(t, dir, "type.txt", strings.Replace(micro, "ALLREDUCE 16777216", "ALLREDUCE_XX 16777216", 1))
+	negSize := writeFile(t, dir, "neg.txt", strings.Replace(micro, "16777216", "-16777216", 1))
+	nanSize := writeFile(t, dir, "nan.txt", strings.Replace(micro, "16777216", "lots", 1))
+	topoCount := writeFile(t, dir, "topo1", "3 2 1 0 3 H100\n2 \n0 2 400Gbps 0.001ms 0\n1 2 400Gbps 0.001ms 0\n")
+	topoRange := writeFile(t, dir, "topo2", "3 2 1 0 2 H100\n2 \n0 2 400Gbps 0.001ms 0\n1 7 400Gbps 0.001ms 0\n")
+	conf := writeFile(t, dir, "SimAI.conf", "CC_MODE 1\nRP_TIMER abc\n")
+	cases := []struct {
+		name string
+		args []string
+		want []string // substrings of stderr
+	}{
+		{"missing file", []string{"-w", filepath.Join(dir, "nope.txt")}, []string{"nope.txt"}},
+		{"fewer records", []string{"-w", short}, []string{"short.txt:4", "layer name", "3"}},
+		{"count of 10^12", []string{"-w", huge}, []string{"huge.txt:2", "layer count"}},
+		{"unknown comm type", []string{"-w", badType}, []string{"type.txt:3", "fwd comm type", "ALLREDUCE_XX"}},
+		{"negative size", []string{"-w", negSize}, []string{"neg.txt:3", "fwd comm size", "negative"}},
+		{"non-numeric size", []string{"-w", nanSize}, []string{"nan.txt:3", "fwd comm size"}},
+		{"link count", []string{"-w", good, "-n", topoCount}, []string{"topo1", "link"}},
+		{"node out of range", []string{"-w", good, "-n", topoRange}, []string{"topo2:4", "7"}},
+		{"conf value", []string{"-w", good, "-c", conf}, []string{"SimAI.conf:2", "RP_TIMER"}},
+		{"overlap out of range", []string{"-w", good, "-dp_o", "1.5"}, []string{"-dp_o"}},
+		{"unknown flag", []string{"-bogus"}, []string{"bogus"}},
+		{"event mode", []string{"-mode", "event"}, []string{"not built yet"}},
+		{"unknown gpu type", []string{"-w", good, "-g_type", "B200"}, []string{"-g_type"}},
+		{"layout", []string{"-w", good, "-g", "12"}, []string{"not a multiple"}},
+		{"zero NICs", []string{"-w", good, "-g", "16", "-n_p_s", "0"}, []string{"-n_p_s"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, errOut := runCLI(t, dir, append(c.args, "-o", out)...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stderr:\n%s", code, errOut)
+			}
+			last := strings.TrimSpace(errOut[strings.LastIndex(strings.TrimSpace(errOut), "\n")+1:])
+			if !strings.HasPrefix(last, "simd: ") {
+				t.Errorf("last stderr line %q is not simd's error", last)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(last, w) {
+					t.Errorf("error %q lacks %q", last, w)
+				}
+			}
+			if files := listFiles(t, out); len(files) != 0 {
+				t.Errorf("files left behind: %v", files)
+			}
+		})
+	}
+}
+
+// Same inputs, same bytes.
+func TestDeterministic(t *testing.T) {
+	var outs []string
+	for range 2 {
+		dir := t.TempDir()
+		if code, _, errOut := runCLI(t, dir, "-w", "example:workload_analytical.txt", "-v", "1"); code != 0 {
+			t.Fatal(errOut)
+		}
+		outs = append(outs, readFile(t, filepath.Join(dir, "results", "workload_analytical-EndToEnd.csv"))+
+			readFile(t, filepath.Join(dir, "results", "workload_analytical-chart.html")))
+	}
+	if outs[0] != outs[1] {
+		t.Error("two runs wrote different files")
+	}
+}
