@@ -21,6 +21,10 @@ import (
 	"simd/workloads"
 )
 
+// maxGPUs bounds the GPU count, far above any cluster built, so that a typo such as -g 100000000
+// is refused instead of building a topology that fills the machine's memory.
+const maxGPUs = 1 << 20
+
 // defaultExample is the shipped workload simd runs when no -w is given.
 const defaultExample = "microAllReduce.txt"
 
@@ -201,8 +205,8 @@ func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (cluster
 	default:
 		return cl, badInputf("%s: the GPU count is unknown (the workload has no all_gpus: key): give -g N or a topology with -n", w.File)
 	}
-	if cl.gpus < 1 {
-		return cl, badInputf("-g %d: need at least 1 GPU", cl.gpus)
+	if cl.gpus < 1 || cl.gpus > maxGPUs {
+		return cl, badInputf("GPU count %d: simd simulates 1 to %d GPUs", cl.gpus, maxGPUs)
 	}
 	if w.Header.AllGPUs > 0 && w.Header.AllGPUs != cl.gpus {
 		log.Warn("the workload was generated for a different GPU count; using the simulated one", zap.Int("all_gpus", w.Header.AllGPUs), zap.Int("simulated", cl.gpus))
@@ -226,7 +230,7 @@ func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (cluster
 		if sb, err = t.ServerBandwidth(); err != nil {
 			return cl, err
 		}
-		cl.fabric = fmt.Sprintf("default Spectrum-X fabric (%d switches)", t.NumSwitches())
+		cl.fabric = fmt.Sprintf("default Spectrum-X fabric, %d switches", t.NumSwitches())
 	}
 
 	cl.gpuType = sb.GPUType

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -52,8 +53,8 @@ type float32Flag float32
 func (f *float32Flag) String() string { return strconv.FormatFloat(float64(*f), 'g', -1, 32) }
 func (f *float32Flag) Set(s string) error {
 	v, err := strconv.ParseFloat(s, 32)
-	if err != nil {
-		return errors.New("expected a number")
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return errors.New("expected a finite number")
 	}
 	*f = float32Flag(v)
 	return nil

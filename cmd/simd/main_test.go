@@ -205,10 +205,13 @@ func TestBadInput(t *testing.T) {
 		{"conf value", []string{"-w", good, "-c", conf}, []string{"SimAI.conf:2", "RP_TIMER"}},
 		{"overlap out of range", []string{"-w", good, "-dp_o", "1.5"}, []string{"-dp_o"}},
 		{"unknown flag", []string{"-bogus"}, []string{"bogus"}},
+		{"NaN bandwidth", []string{"-w", good, "-nv", "NaN"}, []string{"-nv"}},
 		{"event mode", []string{"-mode", "event"}, []string{"not built yet"}},
 		{"unknown gpu type", []string{"-w", good, "-g_type", "B200"}, []string{"-g_type"}},
 		{"layout", []string{"-w", good, "-g", "12"}, []string{"not a multiple"}},
 		{"zero NICs", []string{"-w", good, "-g", "16", "-n_p_s", "0"}, []string{"-n_p_s"}},
+		{"absurd GPU count", []string{"-w", good, "-g", "100000000"}, []string{"GPU count 100000000"}},
+		{"no GPU count", []string{"-w", writeFile(t, dir, "micro.txt", "MICRO\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 4096 1\n")}, []string{"micro.txt", "-g N"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
