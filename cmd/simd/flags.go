@@ -62,10 +62,11 @@ func (f *float32Flag) Set(s string) error {
 
 // flagSpec documents one flag and its aliases; the first name is the canonical one.
 type flagSpec struct {
-	names []string
-	arg   string // placeholder for -h; "" for a boolean
-	usage string
-	def   string
+	names  []string
+	arg    string // placeholder for -h; "" for a boolean
+	usage  string
+	def    string                   // default as -h shows it
+	define func(name, usage string) // defines the canonical name on the flag set
 }
 
 // group is a heading in -h.
@@ -77,96 +78,54 @@ type group struct {
 func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
 	*o = options{mode: "analytical", outDir: "results", ppo: 1, logLevel: "info", lang: "en"}
+	str := func(p *string) func(string, string) {
+		return func(n, u string) { fs.StringVar(p, n, *p, u) }
+	}
+	num := func(p *int) func(string, string) {
+		return func(n, u string) { fs.IntVar(p, n, *p, u) }
+	}
+	val := func(v flag.Value) func(string, string) {
+		return func(n, u string) { fs.Var(v, n, u) }
+	}
 	groups := []group{
 		{"Inputs", []flagSpec{
-			{[]string{"w", "workload"}, "FILE", "workload file (SimAI/AICB format); example:NAME runs a shipped example (microAllReduce.txt, workload_analytical.txt)", "the shipped microAllReduce.txt"},
-			{[]string{"n"}, "FILE", "topology file (SimAI format); gives the GPU count, GPUs per server, GPU type and NVLink/NIC bandwidths unless flags override them", "a Spectrum-X fabric for the GPU count"},
-			{[]string{"c"}, "FILE", "SimAI.conf (network settings of the event mode; checked in every mode)", "the shipped SimAI.conf"},
-			{[]string{"busbw"}, "FILE", "busbw.yaml of fixed bus bandwidths (SimAI's historical input) instead of the computed ones", ""},
-			{[]string{"allow-short-workload"}, "", "accept a workload whose count line promises more records than the file holds, using the records it holds", ""},
+			{[]string{"w", "workload"}, "FILE", "workload file (SimAI/AICB format); example:NAME runs a shipped example (microAllReduce.txt, workload_analytical.txt)", "the shipped microAllReduce.txt", str(&o.workload)},
+			{[]string{"n"}, "FILE", "topology file (SimAI format); gives the GPU count, GPUs per server, GPU type and NVLink/NIC bandwidths unless flags override them", "a Spectrum-X fabric for the GPU count", str(&o.topology)},
+			{[]string{"c"}, "FILE", "SimAI.conf (network settings of the event mode; checked in every mode)", "the shipped SimAI.conf", str(&o.conf)},
+			{[]string{"busbw"}, "FILE", "busbw.yaml of fixed bus bandwidths (SimAI's historical input) instead of the computed ones", "", str(&o.busbw)},
+			{[]string{"allow-short-workload"}, "", "accept a workload whose count line promises more records than the file holds, using the records it holds", "",
+				func(n, u string) { fs.BoolVar(&o.allowShortWorkload, n, false, u) }},
 		}},
 		{"Mode and outputs", []flagSpec{
-			{[]string{"mode"}, "MODE", "analytical (SimAI_analytical's closed-form model); event and compare are not built yet", "analytical"},
-			{[]string{"o"}, "DIR", "output folder", "results"},
-			{[]string{"r", "result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv", "derived from the workload file name, as SimAI_analytical"},
-			{[]string{"r_f", "result_folder"}, "FOLDER", "folder inside DIR for the outputs", ""},
-			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown", "0"},
-			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en"},
-			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info"},
+			{[]string{"mode"}, "MODE", "analytical (SimAI_analytical's closed-form model); event and compare are not built yet", "analytical", str(&o.mode)},
+			{[]string{"o"}, "DIR", "output folder", "results", str(&o.outDir)},
+			{[]string{"r", "result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv", "derived from the workload file name, as SimAI_analytical", str(&o.result)},
+			{[]string{"r_f", "result_folder"}, "FOLDER", "folder inside DIR for the outputs", "", str(&o.resultFolder)},
+			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown", "0", num(&o.visual)},
+			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
+			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
 		}},
 		{"Cluster (SimAI_analytical's flags, same meaning)", []flagSpec{
-			{[]string{"g", "gpus"}, "N", "number of GPUs (if repeated, the first counts)", "the topology's, else the workload's all_gpus"},
-			{[]string{"g_p_s", "gpus-per-server"}, "N", "GPUs per server (scale-up domain)", "the topology's, else 8"},
-			{[]string{"nv", "nvlink"}, "GBPS", "NVLink bus bandwidth per GPU, GB/s", "the topology's NVLink rate / 8, else from -g_type"},
-			{[]string{"nic", "nic_busbw"}, "GBPS", "bandwidth of one NIC, GB/s", "the topology's NIC rate / 8, else from -nic_t"},
-			{[]string{"n_p_s", "nic_per_server"}, "N", "NICs per server", "the topology's, else GPUs per server"},
-			{[]string{"nic_t", "nic_type"}, "TYPE", "cx6 (23.5 GB/s), cx7 or bf3 (48.5 GB/s); used when -nic is not given", "cx7 without a NIC in the topology"},
-			{[]string{"g_type", "gpu_type"}, "TYPE", "A100, A800, H100, H800 or H20; gives -nv (240, 160, 370.8, 164.8, 370.8) when -nv is not given", "the topology's"},
+			{[]string{"g", "gpus"}, "N", "number of GPUs (if repeated, the first counts)", "the topology's, else the workload's all_gpus", val(&o.gpus)},
+			{[]string{"g_p_s", "gpus-per-server"}, "N", "GPUs per server (scale-up domain)", "the topology's, else 8", num(&o.gpusPerServer)},
+			{[]string{"nv", "nvlink"}, "GBPS", "NVLink bus bandwidth per GPU, GB/s", "the topology's NVLink rate / 8, else from -g_type", val(&o.nvlink)},
+			{[]string{"nic", "nic_busbw"}, "GBPS", "bandwidth of one NIC, GB/s", "the topology's NIC rate / 8, else from -nic_t", val(&o.nic)},
+			{[]string{"n_p_s", "nic_per_server"}, "N", "NICs per server", "the topology's, else GPUs per server", num(&o.nicsPerServer)},
+			{[]string{"nic_t", "nic_type"}, "TYPE", "cx6 (23.5 GB/s), cx7 or bf3 (48.5 GB/s); used when -nic is not given", "cx7 without a NIC in the topology", str(&o.nicType)},
+			{[]string{"g_type", "gpu_type"}, "TYPE", "A100, A800, H100, H800 or H20; gives -nv (240, 160, 370.8, 164.8, 370.8) when -nv is not given", "the topology's", str(&o.gpuType)},
 		}},
 		{"Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", []flagSpec{
-			{[]string{"dp_o", "dp_overlap"}, "R", "DP and DP_EP", "0"},
-			{[]string{"ep_o", "ep_overlap"}, "R", "EP", "0"},
-			{[]string{"tp_o", "tp_overlap"}, "R", "TP", "0"},
-			{[]string{"pp_o", "pp_overlap"}, "R", "PP", "1"},
+			{[]string{"dp_o", "dp_overlap"}, "R", "DP and DP_EP", "0", val(&o.dpo)},
+			{[]string{"ep_o", "ep_overlap"}, "R", "EP", "0", val(&o.epo)},
+			{[]string{"tp_o", "tp_overlap"}, "R", "TP", "0", val(&o.tpo)},
+			{[]string{"pp_o", "pp_overlap"}, "R", "PP", "1", val(&o.ppo)},
 		}},
-	}
-	bind := func(names []string, f func(name string)) {
-		for _, n := range names {
-			f(n)
-		}
 	}
 	for _, g := range groups {
 		for _, s := range g.flags {
-			names := s.names
-			switch names[0] {
-			case "w":
-				bind(names, func(n string) { fs.StringVar(&o.workload, n, "", s.usage) })
-			case "n":
-				bind(names, func(n string) { fs.StringVar(&o.topology, n, "", s.usage) })
-			case "c":
-				bind(names, func(n string) { fs.StringVar(&o.conf, n, "", s.usage) })
-			case "busbw":
-				bind(names, func(n string) { fs.StringVar(&o.busbw, n, "", s.usage) })
-			case "allow-short-workload":
-				bind(names, func(n string) { fs.BoolVar(&o.allowShortWorkload, n, false, s.usage) })
-			case "mode":
-				bind(names, func(n string) { fs.StringVar(&o.mode, n, o.mode, s.usage) })
-			case "o":
-				bind(names, func(n string) { fs.StringVar(&o.outDir, n, o.outDir, s.usage) })
-			case "r":
-				bind(names, func(n string) { fs.StringVar(&o.result, n, "", s.usage) })
-			case "r_f":
-				bind(names, func(n string) { fs.StringVar(&o.resultFolder, n, "", s.usage) })
-			case "v":
-				bind(names, func(n string) { fs.IntVar(&o.visual, n, 0, s.usage) })
-			case "l":
-				bind(names, func(n string) { fs.StringVar(&o.lang, n, o.lang, s.usage) })
-			case "log-level":
-				bind(names, func(n string) { fs.StringVar(&o.logLevel, n, o.logLevel, s.usage) })
-			case "g":
-				bind(names, func(n string) { fs.Var(&o.gpus, n, s.usage) })
-			case "g_p_s":
-				bind(names, func(n string) { fs.IntVar(&o.gpusPerServer, n, 0, s.usage) })
-			case "nv":
-				bind(names, func(n string) { fs.Var(&o.nvlink, n, s.usage) })
-			case "nic":
-				bind(names, func(n string) { fs.Var(&o.nic, n, s.usage) })
-			case "n_p_s":
-				bind(names, func(n string) { fs.IntVar(&o.nicsPerServer, n, 0, s.usage) })
-			case "nic_t":
-				bind(names, func(n string) { fs.StringVar(&o.nicType, n, "", s.usage) })
-			case "g_type":
-				bind(names, func(n string) { fs.StringVar(&o.gpuType, n, "", s.usage) })
-			case "dp_o":
-				bind(names, func(n string) { fs.Var(&o.dpo, n, s.usage) })
-			case "ep_o":
-				bind(names, func(n string) { fs.Var(&o.epo, n, s.usage) })
-			case "tp_o":
-				bind(names, func(n string) { fs.Var(&o.tpo, n, s.usage) })
-			case "pp_o":
-				bind(names, func(n string) { fs.Var(&o.ppo, n, s.usage) })
-			default:
-				panic("flag without a binding: " + names[0])
+			s.define(s.names[0], s.usage)
+			for _, alias := range s.names[1:] {
+				fs.Var(fs.Lookup(s.names[0]).Value, alias, s.usage)
 			}
 		}
 	}
