@@ -109,7 +109,7 @@ func (p *parser) parse() (*Workload, error) {
 
 	countFields, line, ok := p.s.NextLine()
 	if !ok || len(countFields) == 0 {
-		return nil, p.errf(line+boolInt(!ok), "layer count", "missing: the second line must hold the number of layer records")
+		return nil, p.errf(2, "layer count", "missing: the second line must hold the number of layer records")
 	}
 	n, err := strconv.ParseInt(countFields[0], 10, 64)
 	if err != nil || n < 0 {
@@ -168,13 +168,6 @@ records:
 		return nil, err
 	}
 	return w, nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // parseHeader reads line 1 (§2.2). Unlike SimAI, which reads the keys only for the two
