@@ -1,0 +1,212 @@
+package ccl
+
+import (
+	"fmt"
+	"slices"
+)
+
+// FlowID names a flow of one collective: 0 .. NumFlows-1.
+type FlowID int32
+
+// FlowKind says which algorithm, and which part of it, produced a flow.
+type FlowKind uint8
+
+// Flow kinds. The names follow SimCCL's conn_type strings where SimCCL has one.
+const (
+	KindRing      FlowKind = iota // a ring step (SimCCL "RING")
+	KindTree                      // a tree edge, up or down (SimCCL "TREE_INIT")
+	KindNVLS                      // a flow to or from an NVSwitch that reduces or multicasts ("NVLS")
+	KindNVLSTree                  // NVLS inside a server, tree between servers ("NVLS_TREE")
+	KindPXNInit                   // the NVLink hop of a PXN relay ("PXN_INIT" is SimCCL's name for the relayed hop)
+	KindPXN                       // the rail-aligned network hop of a PXN relay
+	KindMultiRing                 // a step of one of several edge-disjoint rings (TASP)
+	KindRHD                       // a recursive halving-doubling exchange
+	KindDirect                    // all-to-all, every pair at once
+	KindPairwise                  // all-to-all, one shift per round
+)
+
+var kindNames = [...]string{"RING", "TREE", "NVLS", "NVLS_TREE", "PXN_INIT", "PXN", "MULTIRING", "RHD", "DIRECT", "PAIRWISE"}
+
+func (k FlowKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("FlowKind(%d)", int(k))
+}
+
+// Flow is one point-to-point transfer of a collective.
+//
+// Endpoints are GPU ranks (0 .. TotalGPUs-1) or NVSwitches, numbered after the GPUs as SimAI
+// does: the NVSwitch of server s is TotalGPUs + s.
+//
+// A flow carries the data pieces [PieceLo, PieceHi) of the collective (see Collective): its
+// Bytes are the sum of their sizes. Which pieces a flow carries is what lets Check prove a DAG
+// correct; the network only needs Src, Dst and Bytes.
+type Flow struct {
+	Src, Dst         int32
+	Bytes            int64
+	Channel          int32
+	Chunk            int32 // the step within the channel, or the chunk index
+	Kind             FlowKind
+	PieceLo, PieceHi int32
+}
+
+// Collective describes what a DAG implements: the operation, the group, and how its data is cut
+// into pieces.
+//
+// Pieces are the unit of data the checker tracks. For a reduction (all-reduce, reduce-scatter)
+// every rank starts with its own contribution to every piece; for all-gather, the rank at group
+// index i starts with pieces [i·P/n, (i+1)·P/n); for all-to-all, piece (i·n + j)·P/n² + c is the
+// c-th piece that group index i sends to group index j and starts on i. At the end: all-reduce —
+// every rank holds every piece reduced over all ranks; reduce-scatter — group index i holds
+// pieces [i·P/n, (i+1)·P/n) fully reduced; all-gather — every rank holds every piece;
+// all-to-all — group index j holds every piece addressed to it.
+type Collective struct {
+	Op            Op
+	Ranks         []int32 // the group, in group-index order
+	GPUsPerServer int
+	TotalGPUs     int   // GPUs in the cluster: NVSwitch endpoint ids start here
+	Bytes         int64 // all-reduce, reduce-scatter, all-gather: the whole buffer; all-to-all: what each rank sends in all
+	Pieces        int   // P, a multiple of n (all-to-all: of n²)
+}
+
+// PieceBytes is the size of piece p: Bytes split as evenly as possible, the first Bytes mod P
+// pieces one byte larger.
+func (c *Collective) PieceBytes(p int) int64 {
+	if c.Op == OpAllToAll {
+		// Each rank's Bytes split over n·(P/n²) pieces of its own.
+		n := len(c.Ranks)
+		per := c.Pieces / n
+		q, r := c.Bytes/int64(per), c.Bytes%int64(per)
+		if int64(p%per) < r {
+			return q + 1
+		}
+		return q
+	}
+	q, r := c.Bytes/int64(c.Pieces), c.Bytes%int64(c.Pieces)
+	if int64(p) < r {
+		return q + 1
+	}
+	return q
+}
+
+// RangeBytes is the size of pieces [lo, hi).
+func (c *Collective) RangeBytes(lo, hi int32) int64 {
+	var b int64
+	for p := lo; p < hi; p++ {
+		b += c.PieceBytes(int(p))
+	}
+	return b
+}
+
+// NVSwitch is the endpoint id of server s's NVSwitch.
+func (c *Collective) NVSwitch(server int) int32 { return int32(c.TotalGPUs + server) }
+
+// DAG is a collective decomposed into flows with dependencies: a flow may start once every one of
+// its parents has arrived at its sender. Algorithms may implement it arithmetically, without
+// storing every flow (a ring over 1,024 GPUs has 16.7 million flows); FlowDAG stores them.
+type DAG interface {
+	Collective() *Collective
+	NumFlows() int
+	Flow(id FlowID) Flow
+	// Parents and Children append to buf and return it.
+	Parents(id FlowID, buf []FlowID) []FlowID
+	Children(id FlowID, buf []FlowID) []FlowID
+}
+
+// FlowDAG is a DAG stored as flat slices: the flows, and their parents and children in
+// compressed sparse rows.
+type FlowDAG struct {
+	Coll  Collective
+	Flows []Flow
+
+	parentStart []int32 // parents of flow i: parents[parentStart[i]:parentStart[i+1]]
+	parents     []FlowID
+	childStart  []int32
+	children    []FlowID
+}
+
+// Collective implements DAG.
+func (d *FlowDAG) Collective() *Collective { return &d.Coll }
+
+// NumFlows implements DAG.
+func (d *FlowDAG) NumFlows() int { return len(d.Flows) }
+
+// Flow implements DAG.
+func (d *FlowDAG) Flow(id FlowID) Flow { return d.Flows[id] }
+
+// Parents implements DAG.
+func (d *FlowDAG) Parents(id FlowID, buf []FlowID) []FlowID {
+	return append(buf, d.parents[d.parentStart[id]:d.parentStart[id+1]]...)
+}
+
+// Children implements DAG.
+func (d *FlowDAG) Children(id FlowID, buf []FlowID) []FlowID {
+	return append(buf, d.children[d.childStart[id]:d.childStart[id+1]]...)
+}
+
+// DAGBuilder assembles a FlowDAG: add flows with their parents, then Build.
+type DAGBuilder struct {
+	coll  Collective
+	flows []Flow
+	edges [][2]FlowID // (parent, child)
+}
+
+// NewDAGBuilder starts a DAG for collective c.
+func NewDAGBuilder(c Collective) *DAGBuilder { return &DAGBuilder{coll: c} }
+
+// Collective is the collective being built.
+func (b *DAGBuilder) Collective() *Collective { return &b.coll }
+
+// Add appends a flow with its parents (which must already exist) and returns its id. Bytes is
+// filled in from the pieces when it is 0 and the range is not empty.
+func (b *DAGBuilder) Add(f Flow, parents ...FlowID) FlowID {
+	if f.Bytes == 0 && f.PieceHi > f.PieceLo {
+		f.Bytes = b.coll.RangeBytes(f.PieceLo, f.PieceHi)
+	}
+	id := FlowID(len(b.flows))
+	b.flows = append(b.flows, f)
+	for _, p := range parents {
+		b.edges = append(b.edges, [2]FlowID{p, id})
+	}
+	return id
+}
+
+// AddParent adds one more parent to an existing flow.
+func (b *DAGBuilder) AddParent(child, parent FlowID) {
+	b.edges = append(b.edges, [2]FlowID{parent, child})
+}
+
+// Len is the number of flows added so far.
+func (b *DAGBuilder) Len() int { return len(b.flows) }
+
+// Build returns the DAG. It refuses parents that do not exist; cycles are Check's business.
+func (b *DAGBuilder) Build() (*FlowDAG, error) {
+	n := len(b.flows)
+	d := &FlowDAG{Coll: b.coll, Flows: b.flows}
+	d.parentStart = make([]int32, n+1)
+	d.childStart = make([]int32, n+1)
+	for _, e := range b.edges {
+		if e[0] < 0 || int(e[0]) >= n || e[1] < 0 || int(e[1]) >= n {
+			return nil, fmt.Errorf("edge %d→%d names a flow that does not exist (%d flows)", e[0], e[1], n)
+		}
+		d.parentStart[e[1]+1]++
+		d.childStart[e[0]+1]++
+	}
+	for i := range n {
+		d.parentStart[i+1] += d.parentStart[i]
+		d.childStart[i+1] += d.childStart[i]
+	}
+	d.parents = make([]FlowID, len(b.edges))
+	d.children = make([]FlowID, len(b.edges))
+	pfill := slices.Clone(d.parentStart[:n])
+	cfill := slices.Clone(d.childStart[:n])
+	// Edges in insertion order give parents and children in a deterministic order.
+	for _, e := range b.edges {
+		d.parents[pfill[e[1]]] = e[0]
+		pfill[e[1]]++
+		d.children[cfill[e[0]]] = e[1]
+		cfill[e[0]]++
+	}
+	return d, nil
+}
