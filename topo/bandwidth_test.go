@@ -33,8 +33,9 @@ func TestServerBandwidthSimAIFiles(t *testing.T) {
 			t.Errorf("%s: ServerBandwidth = %+v, want %+v", name, got, w)
 		}
 	}
-	check("testdata", "Spectrum-X_8g_8gps_400Gbps_H100")
-	check("testdata", "DCN+SingleToR_16g_8gps_400Gbps_H100")
+	for _, f := range simaiFiles { // the testdata copies of the generated files
+		check("testdata", f.name)
+	}
 	if _, err := os.Stat(outsideDir); err != nil {
 		t.Skipf("shared SimAI inputs not available: %v", err)
 	}

@@ -24,7 +24,29 @@
 //
 // # Generators
 //
-// RailOptimizedSingleToR builds the rail-optimised single-ToR wiring (SimAI's
-// Rail_Opti_SingleToR, the one behind the Spectrum-X template); DefaultFabric is the topology
-// simd uses when the user gives none.
+// SimAI's generator, gen_Topo_Template.py, builds five wirings (see Wiring for the numbering,
+// link order and counts of each):
+//
+//	Wiring                        generator function             template / flags                 generator type
+//	WiringRailSingleToR           Rail_Opti_SingleToR            Spectrum-X, --ro                 RailOptimizedSingleToR
+//	WiringRailDualToRSinglePlane  Rail_Opti_DualToR_SinglePlane  AlibabaHPN, --ro --dt            RailOptimizedDualToRSinglePlane
+//	WiringRailDualToRDualPlane    Rail_Opti_DualToR_DualPlane    AlibabaHPN --dp, --ro --dt --dp  RailOptimizedDualToRDualPlane
+//	WiringNonRailSingleToR        No_Rail_Opti_SingleToR         DCN+, no --ro                    NonRailOptimizedSingleToR
+//	WiringNonRailDualToR          No_Rail_Opti_DualToR           DCN+ --dt, --dt                  NonRailOptimizedDualToR
+//
+// Each generator type builds its wiring from the generator's parameters (SpectrumXDefaults,
+// AlibabaHPNDefaults and DCNPlusDefaults fill them in). GeneratorOptions is the generator's
+// whole command line: NewGeneratorOptions applies a template's defaults, and Generate resolves
+// the template, picks the wiring, and returns the topology with the generator's file name, its
+// console lines and its -asn warning, or the error the generator would raise — refusing, before
+// anything is written, what it would choke on. For the generator's flags the result is the
+// generator's file byte for byte; `simd topo` is this on the command line. DefaultFabric is the
+// topology simd uses when the user gives none.
+//
+// Extensions, off by default so that SimAI's files stay identical, go beyond the generator:
+// several pods under a core layer (Pods, Cores, CoreRate: 16,384 to 131,072 GPUs and more), an
+// oversubscription ratio at the ASWs (Oversubscription), and servers whose GPUs are a full mesh
+// of point-to-point links instead of NVSwitches (Mesh). Any link rate works ("800Gbps",
+// "1.6Tbps": rates are strings copied verbatim and parsed with configs/units), and any number
+// of NVSwitches per server. Extensions documents their numbering, link order and counts.
 package topo

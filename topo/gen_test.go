@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestSpectrumXGolden: gen_Topo_Template.py -topo Spectrum-X -g 8 -psn 1.
@@ -219,9 +218,7 @@ func TestRailOptiErrors(t *testing.T) {
 }
 
 func TestDefaultFabric(t *testing.T) {
-	start := time.Now()
 	topo, err := DefaultFabric(9216, 8)
-	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,9 +228,6 @@ func TestDefaultFabric(t *testing.T) {
 	}
 	if err := topo.Validate(); err != nil {
 		t.Error(err)
-	}
-	if elapsed > 500*time.Millisecond { // it takes about a millisecond; the margin is for slow CI
-		t.Errorf("DefaultFabric(9216, 8) took %v", elapsed)
 	}
 	sb, err := topo.ServerBandwidth()
 	if err != nil || sb.NVLinkGBps != 360 || sb.NICGBps != 50 || sb.NICsPerServer != 8 || sb.GPUs != 9216 {

@@ -13,7 +13,8 @@ type RailOptimizedSingleToR struct {
 	ASWPSWRate                                 string // -apbw (ASW–PSW links also use -l)
 	ASWsPerPSW                                 int    // -app (capacity check)
 	ErrorRate                                  string // -er
-	CheckCapacity                              bool   // refuse more segments than ⌊app/gps⌋, as the generator does
+	CheckCapacity                              bool   // refuse more segments than ⌊app/gps⌋ (per pod), as the generator does
+	Extensions                                        // simd's additions; the zero value adds nothing
 }
 
 var _ Generator = RailOptimizedSingleToR{}
@@ -61,35 +62,16 @@ func (p RailOptimizedSingleToR) params() fabricParams {
 		app:           p.ASWsPerPSW,
 		er:            p.ErrorRate,
 		checkCapacity: p.CheckCapacity,
+		ext:           p.Extensions,
+		hint:          "switch the capacity check off to build it anyway",
 	}
 }
 
 // Build wires the topology. Node ids: GPUs 0..G-1, NVSwitches (server by server), gps ASWs
 // per segment, then the PSWs. Links: for each GPU its NVLink lines, then its NIC line to
-// ASW[seg·gps + i mod gps] with seg = ⌊i/(gps·npa)⌋; then every ASW to every PSW.
+// ASW[seg·gps + i mod gps] with seg = ⌊i/(gps·npa)⌋; then every ASW to every PSW. See Wiring for
+// the counts and Extensions for what the extensions change.
 func (p RailOptimizedSingleToR) Build() (*Topology, error) {
-	f, err := newFabric(p.params())
-	if err != nil {
-		return nil, err
-	}
-	segments := ceilDiv(f.servers, f.npa) // = ⌈G / (npa·gps)⌉
-	if err := f.checkCapacityLimit(segments, f.gps, "-gps"); err != nil {
-		return nil, err
-	}
-	asn := segments * f.gps // at most G
-	links := int64(f.psn)*int64(asn) + int64(f.gpus)*int64(f.nsps+1)
-	if err := f.start(asn, links); err != nil {
-		return nil, err
-	}
-	perSegment := f.gpus // GPUs per segment, gps·npa; with one segment it may exceed G
-	if segments > 1 {
-		perSegment = f.gps * f.npa // < G here, so no overflow
-	}
-	for i := 0; i < f.gpus; i++ {
-		f.nvlinks(i)
-		seg := i / perSegment
-		f.link(int32(i), f.asw(seg*f.gps+i%f.gps), &f.nic)
-	}
-	f.uplinks(0, asn, 0, f.psn)
-	return f.t, nil
+	t, _, err := buildWiring(WiringRailSingleToR, p.params())
+	return t, err
 }

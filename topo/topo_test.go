@@ -82,7 +82,20 @@ func firstDiff(got, want string) string {
 
 // TestRoundTripTestdata: the copies in testdata survive Parse and Write byte for byte.
 func TestRoundTripTestdata(t *testing.T) {
-	for _, name := range []string{"Spectrum-X_8g_8gps_400Gbps_H100", "DCN+SingleToR_16g_8gps_400Gbps_H100"} {
+	ents, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) < 6 {
+		t.Errorf("expected the 6 generated SimAI files in testdata, found %v", names)
+	}
+	for _, name := range names {
 		data := readFile(t, filepath.Join("testdata", name))
 		topo := mustParse(t, data, name)
 		if err := topo.Validate(); err != nil {
