@@ -50,6 +50,9 @@ func badInputf(format string, args ...any) error { return inputError{fmt.Errorf(
 
 // run is main without the process: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "topo" {
+		return runTopo(args[1:], stdout, stderr)
+	}
 	o, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, helpText())

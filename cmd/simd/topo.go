@@ -1,0 +1,321 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"simd/topo"
+)
+
+// simd topo writes a SimAI topology file the way SimAI's gen_Topo_Template.py does: the same
+// flags with the same defaults and template overrides, the same file name and bytes, the same
+// console lines; plus simd's additions (multi-pod, oversubscription, meshed servers), which are
+// off by default. The generator itself lives in package topo; this file is only its command
+// line.
+
+// topoCommand is a parsed simd topo command line.
+type topoCommand struct {
+	gen    topo.GeneratorOptions // the template's defaults with the given flags applied
+	outDir string
+}
+
+// topoRaw holds the flag values as given, before the template's defaults are known.
+type topoRaw struct {
+	topology                string
+	ro, dt, dp, mesh        bool
+	gpus, gps, nsps         int
+	asn, npa, psn, app, csn int
+	pods                    int
+	er, gt, nvbw, nl, l     string
+	bw, apbw, pcbw          string
+	os                      float64
+	outDir                  string
+}
+
+// topoFlag documents one flag of simd topo and its aliases.
+type topoFlag struct {
+	names []string // with their dashes, as -h shows them; the first is the canonical one
+	arg   string   // placeholder for -h; "" for a switch
+	usage string
+	def   string                         // default as -h shows it
+	value flag.Value                     // shared by all the names
+	apply func(o *topo.GeneratorOptions) // copies a given value into the options; nil if not an option
+}
+
+type topoGroup struct {
+	title string
+	flags []topoFlag
+}
+
+// Flag values. Integers are decimal, as Python's int() reads them (flag.Int would take 010 as
+// octal and 0x10 as hex).
+
+type topoString struct{ p *string }
+
+func (v topoString) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+func (v topoString) Set(s string) error { *v.p = s; return nil }
+
+type topoInt struct{ p *int }
+
+func (v topoInt) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*v.p)
+}
+func (v topoInt) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return errors.New("expected an integer")
+	}
+	*v.p = n
+	return nil
+}
+
+type topoBool struct{ p *bool }
+
+func (v topoBool) String() string   { return strconv.FormatBool(v.p != nil && *v.p) }
+func (v topoBool) IsBoolFlag() bool { return true }
+func (v topoBool) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("expected no value, or true or false")
+	}
+	*v.p = b
+	return nil
+}
+
+type topoRatio struct{ p *float64 }
+
+func (v topoRatio) String() string {
+	if v.p == nil {
+		return "1"
+	}
+	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+}
+func (v topoRatio) Set(s string) error {
+	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !(r > 0) || r > 1e9 {
+		return errors.New("expected a ratio above 0, such as 1, 2 or 1.5")
+	}
+	*v.p = r
+	return nil
+}
+
+type topoPods struct{ p *int }
+
+func (v topoPods) String() string {
+	if v.p == nil {
+		return "1"
+	}
+	if *v.p == topo.AutoPods {
+		return "auto"
+	}
+	return strconv.Itoa(*v.p)
+}
+func (v topoPods) Set(s string) error {
+	if s == "auto" {
+		*v.p = topo.AutoPods
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return errors.New("expected a number of pods of at least 1, or auto")
+	}
+	*v.p = n
+	return nil
+}
+
+// newTopoFlagSet defines simd topo's flags on a new flag set, storing the values in r.
+func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
+	*r = topoRaw{pods: 1, os: 1, outDir: "."}
+	type opts = topo.GeneratorOptions
+	str := func(p *string) flag.Value { return topoString{p} }
+	num := func(p *int) flag.Value { return topoInt{p} }
+	sw := func(p *bool) flag.Value { return topoBool{p} }
+	groups := []topoGroup{
+		{"Structure", []topoFlag{
+			{[]string{"-topo", "--topology"}, "NAME",
+				"template: Spectrum-X (rail-optimised single ToR), AlibabaHPN (rail-optimised dual ToR; dual plane with --dp) or DCN+ (not rail-optimised; dual ToR with --dt). " +
+					"Case-sensitive; any other value is no template. A template fixes the structure flags (only AlibabaHPN takes --dp, only DCN+ takes --dt) and changes some defaults, as listed with each flag",
+				"none", str(&r.topology), nil},
+			{[]string{"--ro"}, "", "rail-optimised: GPU i's NIC goes to the ASW of rail i mod gps; without it (and without a template) the fabric is not rail-optimised", "off", sw(&r.ro), nil},
+			{[]string{"--dt"}, "", "dual ToR: two NICs per GPU, to an A-side and a B-side ASW", "off", sw(&r.dt), nil},
+			{[]string{"--dp"}, "", "dual plane: A-side ASWs reach only the first half of the PSWs, B-side ASWs only the rest (needs --ro --dt, or -topo AlibabaHPN)", "off", sw(&r.dp), nil},
+			{[]string{"-g", "--gpu"}, "N", "number of GPUs, a multiple of -gps", "32; Spectrum-X: 4096, AlibabaHPN: 15360, DCN+: 512", num(&r.gpus),
+				func(o *opts) { o.GPUs = r.gpus }},
+			{[]string{"-er", "--error_rate"}, "P", "packet loss probability written into every link", "0", str(&r.er),
+				func(o *opts) { o.ErrorRate = r.er }},
+		}},
+		{"Servers", []topoFlag{
+			{[]string{"-gps", "--gpu_per_server"}, "N", "GPUs per server", "8", num(&r.gps),
+				func(o *opts) { o.GPUsPerServer = r.gps }},
+			{[]string{"-gt", "--gpu_type"}, "TYPE", "GPU type, written into the header and the file name", "H100", str(&r.gt),
+				func(o *opts) { o.GPUType = r.gt }},
+			{[]string{"-nsps", "--nv_switch_per_server"}, "N", "NVSwitches per server (ignored with --mesh)", "1", num(&r.nsps),
+				func(o *opts) { o.NVSwitchesPerServer = r.nsps }},
+			{[]string{"-nvbw", "--nvlink_bw"}, "RATE", "GPU–NVSwitch link rate; with --mesh the rate of each GPU–GPU link", "2880Gbps", str(&r.nvbw),
+				func(o *opts) { o.NVLinkRate = r.nvbw }},
+			{[]string{"-nl", "--nv_latency"}, "TIME", "GPU–NVSwitch (or GPU–GPU) link delay", "0.000025ms", str(&r.nl),
+				func(o *opts) { o.NVLinkDelay = r.nl }},
+			{[]string{"-l", "--latency"}, "TIME", "delay of the GPU–ASW, ASW–PSW and PSW–core links", "0.0005ms", str(&r.l),
+				func(o *opts) { o.NICDelay = r.l }},
+		}},
+		{"Segments", []topoFlag{
+			{[]string{"-bw", "--bandwidth"}, "RATE", "GPU–ASW (NIC) rate, also written into the file name", "400Gbps; AlibabaHPN, DCN+ --dt: 200Gbps", str(&r.bw),
+				func(o *opts) { o.NICRate = r.bw }},
+			{[]string{"-asn", "--asw_switch_num"}, "N", "ASW count; the generator recomputes it from -g and warns (on stderr) when it differs", "8; AlibabaHPN: 240", num(&r.asn),
+				func(o *opts) { o.ASWs = r.asn }},
+			{[]string{"-npa", "--nics_per_aswitch"}, "N", "NICs per ASW: a segment holds npa·gps GPUs rail-optimised, npa otherwise", "64; AlibabaHPN, DCN+ --dt: 128", num(&r.npa),
+				func(o *opts) { o.NICsPerASW = r.npa }},
+		}},
+		{"Pod", []topoFlag{
+			{[]string{"-psn", "--psw_switch_num"}, "N", "PSW count (per pod)", "64; AlibabaHPN: 120, DCN+: 8", num(&r.psn),
+				func(o *opts) { o.PSWs = r.psn }},
+			{[]string{"-apbw", "--ap_bandwidth"}, "RATE", "ASW–PSW link rate", "400Gbps", str(&r.apbw),
+				func(o *opts) { o.ASWPSWRate = r.apbw }},
+			{[]string{"-app", "--asw_per_psw"}, "N", "PSW ports toward ASWs: one pod holds at most app/gps segments rail-optimised, app/(ASWs per segment) otherwise", "64; AlibabaHPN: 240 (--dp: 120), DCN+: 8", num(&r.app),
+				func(o *opts) { o.ASWsPerPSW = r.app }},
+		}},
+		{"simd's additions (off by default: the file is then the generator's)", []topoFlag{
+			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", topoPods{&r.pods},
+				func(o *opts) { o.Pods = r.pods }},
+			{[]string{"-csn", "--core_switch_num"}, "N", "core switches with more than one pod, a multiple of the PSWs of a pod; 0: just enough for each PSW to send up what its ASWs send it", "0", num(&r.csn),
+				func(o *opts) { o.Cores = r.csn }},
+			{[]string{"-pcbw", "--pc_bandwidth"}, "RATE", "PSW–core link rate", "the -apbw rate", str(&r.pcbw),
+				func(o *opts) { o.CoreRate = r.pcbw }},
+			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", topoRatio{&r.os},
+				func(o *opts) { o.Oversubscription = r.os }},
+			{[]string{"--mesh"}, "", "servers without NVSwitch: every pair of a server's GPUs gets one link at -nvbw and -nl (AMD MI300X-style)", "off", sw(&r.mesh),
+				func(o *opts) { o.Mesh = r.mesh }},
+		}},
+		{"Output", []topoFlag{
+			{[]string{"-o"}, "DIR", "folder to write the file into, under the generator's name", "the current folder", str(&r.outDir), nil},
+		}},
+	}
+	fs := flag.NewFlagSet("simd topo", flag.ContinueOnError)
+	for _, g := range groups {
+		for _, f := range g.flags {
+			for _, n := range f.names {
+				fs.Var(f.value, strings.TrimLeft(n, "-"), f.usage)
+			}
+		}
+	}
+	return fs, groups
+}
+
+// parseTopoFlags reads simd topo's command line; flag.ErrHelp is returned for -h.
+func parseTopoFlags(args []string) (*topoCommand, error) {
+	var r topoRaw
+	fs, groups := newTopoFlagSet(&r)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%v (simd topo -h lists the flags)", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (simd topo -h lists the flags)", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	c := &topoCommand{gen: topo.NewGeneratorOptions(r.topology, r.ro, r.dt, r.dp), outDir: r.outDir}
+	for _, g := range groups {
+		for _, f := range g.flags {
+			for _, n := range f.names {
+				if given[strings.TrimLeft(n, "-")] && f.apply != nil {
+					f.apply(&c.gen)
+					break
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+// runTopo is simd topo: it returns the exit status.
+func runTopo(args []string, stdout, stderr io.Writer) int {
+	c, err := parseTopoFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, topoHelpText())
+		return exitOK
+	}
+	if err == nil {
+		// Generating a file is simd topo's only mode so far; a mode chosen by a flag (one that
+		// describes an existing file, say) would be a field of topoCommand and a branch here.
+		err = c.generate(stdout, stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simd topo: %s\n", strings.TrimPrefix(err.Error(), "topo: "))
+		var ie inputError
+		if errors.As(err, &ie) || c == nil {
+			return exitBadInput
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+// generate builds the topology, writes it atomically into the output folder under the
+// generator's name, and prints the generator's warning and console lines. Nothing is written
+// when the generator refuses the flags.
+func (c *topoCommand) generate(stdout, stderr io.Writer) error {
+	g, err := c.gen.Generate()
+	if err != nil {
+		return badInput(err)
+	}
+	if g.Warning != "" {
+		fmt.Fprintf(stderr, "simd topo: warning: %s\n", g.Warning)
+	}
+	path := filepath.Join(c.outDir, g.FileName)
+	if err := writeFileAtomic(path, func(f *os.File) error { return g.Topology.Write(f) }); err != nil {
+		return err
+	}
+	lines := g.Console()
+	lines[len(lines)-1] = path
+	_, err = fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+	return err
+}
+
+// topoHelpText is simd topo -h: every flag with its aliases, meaning and default.
+func topoHelpText() string {
+	var b strings.Builder
+	b.WriteString(`simd topo — write a SimAI topology file, as SimAI's gen_Topo_Template.py does.
+
+Usage:
+  simd topo [-topo Spectrum-X|AlibabaHPN|DCN+] [--ro] [--dt] [--dp] [-g N] [flags] [-o DIR]
+
+The flags, their defaults, the file name and the file's bytes are the generator's. The file is
+written to DIR; the generator's lines go to stdout and its -asn warning to stderr. Flags take
+one dash or two. Rates and delays are ns-3 strings (400Gbps, 1.6Tbps, 0.0005ms) copied into the
+file verbatim. Exit status: 0 success; 2 bad flags or a topology the generator refuses (nothing
+is written); 1 other failures.
+`)
+	var r topoRaw
+	_, groups := newTopoFlagSet(&r)
+	for _, g := range groups {
+		fmt.Fprintf(&b, "\n%s:\n", g.title)
+		for _, f := range g.flags {
+			head := strings.Join(f.names, ", ")
+			if f.arg != "" {
+				head += " " + f.arg
+			}
+			fmt.Fprintf(&b, "  %s\n      %s (default: %s)\n", head, f.usage, f.def)
+		}
+	}
+	b.WriteString("\n  -h, --help\n      print this help\n")
+	return b.String()
+}
