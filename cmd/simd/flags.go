@@ -140,6 +140,10 @@ Usage:
   simd [-w WORKLOAD] [-n TOPO] [-c SimAI.conf] [-mode analytical] [-o DIR] [-r PREFIX] [flags]
 
 With no flags simd runs a shipped example and prints where the results are.
+
+Subcommands:
+  simd topo [flags]    generate a topology file with SimAI's generator flags (simd topo -h)
+
 Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input or usage, 1 other failures.
 `)
 	for _, g := range groups {
