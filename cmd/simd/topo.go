@@ -23,6 +23,8 @@ import (
 type topoCommand struct {
 	gen    topo.GeneratorOptions // the template's defaults with the given flags applied
 	outDir string
+	info   topoInfoRequest // set when -info asks to describe an existing file instead
+	given  []string        // the flags given, by canonical name
 }
 
 // topoRaw holds the flag values as given, before the template's defaults are known.
@@ -36,6 +38,8 @@ type topoRaw struct {
 	bw, apbw, pcbw          string
 	os                      float64
 	outDir                  string
+	info, paths             string
+	pathLimit               int
 }
 
 // topoFlag documents one flag of simd topo and its aliases.
@@ -139,7 +143,7 @@ func (v topoPods) Set(s string) error {
 
 // newTopoFlagSet defines simd topo's flags on a new flag set, storing the values in r.
 func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
-	*r = topoRaw{pods: 1, os: 1, outDir: "."}
+	*r = topoRaw{pods: 1, os: 1, outDir: ".", pathLimit: 16}
 	type opts = topo.GeneratorOptions
 	str := func(p *string) flag.Value { return topoString{p} }
 	num := func(p *int) flag.Value { return topoInt{p} }
@@ -203,6 +207,11 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 		{"Output", []topoFlag{
 			{[]string{"-o"}, "DIR", "folder to write the file into, under the generator's name", "the current folder", str(&r.outDir), nil},
 		}},
+		{"Inspecting a topology file (instead of generating one)", []topoFlag{
+			{[]string{"-info"}, "FILE", "print the topology's node counts by kind, link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", "none", str(&r.info), nil},
+			{[]string{"-paths"}, "SRC,DST", "with -info: also list the equal-cost paths between GPUs SRC and DST", "none", str(&r.paths), nil},
+			{[]string{"-path-limit"}, "N", "with -info -paths: list at most N paths", "16", num(&r.pathLimit), nil},
+		}},
 	}
 	fs := flag.NewFlagSet("simd topo", flag.ContinueOnError)
 	for _, g := range groups {
@@ -236,6 +245,24 @@ func parseTopoFlags(args []string) (*topoCommand, error) {
 	for _, g := range groups {
 		for _, f := range g.flags {
 			for _, n := range f.names {
+				if given[strings.TrimLeft(n, "-")] {
+					c.given = append(c.given, f.names[0])
+					break
+				}
+			}
+		}
+	}
+	if r.info != "" || r.paths != "" {
+		req, err := newTopoInfoRequest(r.info, r.paths, r.pathLimit, c.given)
+		if err != nil {
+			return nil, err
+		}
+		c.info = req
+		return c, nil
+	}
+	for _, g := range groups {
+		for _, f := range g.flags {
+			for _, n := range f.names {
 				if given[strings.TrimLeft(n, "-")] && f.apply != nil {
 					f.apply(&c.gen)
 					break
@@ -254,9 +281,11 @@ func runTopo(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err == nil {
-		// Generating a file is simd topo's only mode so far; a mode chosen by a flag (one that
-		// describes an existing file, say) would be a field of topoCommand and a branch here.
-		err = c.generate(stdout, stderr)
+		if c.info.file != "" {
+			err = c.info.run(stdout)
+		} else {
+			err = c.generate(stdout, stderr)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simd topo: %s\n", strings.TrimPrefix(err.Error(), "topo: "))
