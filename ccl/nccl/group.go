@@ -1,0 +1,103 @@
+package nccl
+
+import (
+	"fmt"
+	"math"
+
+	"simd/ccl"
+)
+
+// geometry is a group seen server by server. Group indices follow the ascending rank order of
+// the request, so the members of one server are consecutive: server k (in the order the group
+// meets them) holds group indices off[k] .. off[k+1]-1.
+type geometry struct {
+	ranks []int32
+	n     int
+	nsrv  int
+	off   []int32 // len nsrv+1
+	srv   []int32 // server (group-relative) of each group index
+	maxM  int     // most members on one server
+	minM  int     // fewest members on one server
+}
+
+func newGeometry(req *ccl.Request) geometry {
+	g := geometry{ranks: req.Ranks, n: len(req.Ranks)}
+	g.srv = make([]int32, g.n)
+	gps := int32(req.GPUsPerServer)
+	last := int32(-1)
+	for i, r := range req.Ranks {
+		if s := r / gps; s != last {
+			g.off = append(g.off, int32(i))
+			last = s
+		}
+		g.srv[i] = int32(len(g.off) - 1)
+	}
+	g.nsrv = len(g.off)
+	g.off = append(g.off, int32(g.n))
+	g.minM = math.MaxInt
+	for k := 0; k < g.nsrv; k++ {
+		m := g.count(k)
+		g.maxM = max(g.maxM, m)
+		g.minM = min(g.minM, m)
+	}
+	if g.nsrv == 0 {
+		g.minM = 0
+	}
+	return g
+}
+
+// count is the number of group members on server k.
+func (g *geometry) count(k int) int { return int(g.off[k+1] - g.off[k]) }
+
+// uniform says every server holds the same number of members.
+func (g *geometry) uniform() bool { return g.minM == g.maxM }
+
+// local is member j (0-based, ascending rank) of server k, as a group index.
+func (g *geometry) local(k, j int) int { return int(g.off[k]) + j }
+
+// rotated is entry i of server k's members rotated left by rot: the i-th GPU of server k in the
+// order that channel rot uses (SimCCL's gen_local_ring, ccl-facts.md §1.3), as a group index.
+func (g *geometry) rotated(k, rot, i int) int {
+	m := g.count(k)
+	return int(g.off[k]) + mod(rot+i, m)
+}
+
+func mod(a, m int) int {
+	a %= m
+	if a < 0 {
+		a += m
+	}
+	return a
+}
+
+// collective is the ccl.Collective of a request with the given number of pieces.
+func collective(req *ccl.Request, pieces int) ccl.Collective {
+	return ccl.Collective{
+		Op:            req.Op,
+		Ranks:         req.Ranks,
+		GPUsPerServer: req.GPUsPerServer,
+		TotalGPUs:     req.TotalGPUs,
+		Bytes:         req.Bytes,
+		Pieces:        max(pieces, 1),
+	}
+}
+
+// checkSize refuses DAGs whose flow ids would not fit a ccl.FlowID.
+func checkSize(flows int64, what string) error {
+	if flows > math.MaxInt32 {
+		return fmt.Errorf("%s would have %d flows, more than the %d a DAG can number", what, flows, math.MaxInt32)
+	}
+	return nil
+}
+
+func validate(req *ccl.Request, ops ...ccl.Op) error {
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	for _, o := range ops {
+		if req.Op == o {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s is not supported", req.Op)
+}
