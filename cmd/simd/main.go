@@ -50,8 +50,13 @@ func badInputf(format string, args ...any) error { return inputError{fmt.Errorf(
 
 // run is main without the process: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "topo" {
-		return runTopo(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "topo":
+			return runTopo(args[1:], stdout, stderr)
+		case "dag":
+			return runDAG(args[1:], stdout, stderr)
+		}
 	}
 	o, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"simd/ccl"
+	"simd/ccl/algo"
+)
+
+// simd dag decomposes one collective into its flow DAG with a chosen algorithm, prints its
+// size, critical path and closed-form time, optionally proves it correct (-check) and writes it
+// as CSV (-o).
+
+type dagOptions struct {
+	op, algorithm, size, out, fabric string
+	n, gps, chunks                   int
+	bw, nvbw, alpha                  float64
+	check                            bool
+}
+
+func dagFlagSet(o *dagOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("simd dag", flag.ContinueOnError)
+	fs.StringVar(&o.op, "op", "allreduce", "collective: allreduce, allgather, reducescatter or alltoall")
+	fs.StringVar(&o.algorithm, "algo", "ring", "algorithm: ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct or pairwise")
+	fs.IntVar(&o.n, "n", 8, "ranks in the group (GPUs 0..N-1)")
+	fs.IntVar(&o.gps, "gps", 8, "GPUs per server")
+	fs.StringVar(&o.size, "size", "64MiB", "bytes: the whole buffer (all-gather: the gathered output; all-to-all: what each rank sends); a number with an optional K, M, G (×1000) or KiB, MiB, GiB (×1024) suffix")
+	fs.IntVar(&o.chunks, "chunks", 0, "chunks per channel for tree, nvls and nvlstree (0: the algorithm's default)")
+	fs.StringVar(&o.out, "o", "", "write the DAG as CSV to this file (id,src,dst,bytes,parents,channel,chunk,kind)")
+	fs.BoolVar(&o.check, "check", false, "prove the DAG correct: every rank ends with what the collective promises, nothing sent before its parents arrive, no bytes invented or lost")
+	fs.Float64Var(&o.bw, "bw", 50, "network bandwidth per GPU for the closed-form time, GB/s")
+	fs.Float64Var(&o.nvbw, "nvbw", 360, "NVLink bandwidth for the closed-form time, GB/s: of a GPU's port into the NVSwitch with -fabric switch, of each GPU-to-GPU link with -fabric mesh")
+	fs.Float64Var(&o.alpha, "alpha", 0, "latency per message for the closed-form time, µs")
+	fs.StringVar(&o.fabric, "fabric", "switch", "how a server's GPUs are wired, for the closed form: switch (NVSwitch) or mesh (a link per pair)")
+	return fs
+}
+
+func parseOp(s string) (ccl.Op, error) {
+	for _, op := range []ccl.Op{ccl.OpAllReduce, ccl.OpAllGather, ccl.OpReduceScatter, ccl.OpAllToAll} {
+		if strings.EqualFold(s, op.String()) {
+			return op, nil
+		}
+	}
+	return ccl.OpNone, fmt.Errorf("-op %q: expected allreduce, allgather, reducescatter or alltoall", s)
+}
+
+// parseBytes reads "64MiB", "1G", "4096".
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, mult = num, u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || v < 0 || (v > 0 && mult > (1<<62)/v) {
+		return 0, errors.New("expected a byte count such as 4096 or 64MiB")
+	}
+	return v * mult, nil
+}
+
+func runDAG(args []string, stdout, stderr io.Writer) int {
+	var o dagOptions
+	fs := dagFlagSet(&o)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, "Usage: simd dag [-op OP] [-algo ALGO] [-n N] [-gps G] [-size BYTES] [-check] [-o flows.csv]")
+			fmt.Fprintln(stdout, "\nDecomposes one collective into point-to-point flows and reports on them.\n\nFlags:")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "simd dag: %v (simd dag -h lists the flags)\n", err)
+		return exitBadInput
+	}
+	err := o.run(stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "simd dag: %v\n", err)
+		var ie inputError
+		if errors.As(err, &ie) {
+			return exitBadInput
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+func (o *dagOptions) run(w io.Writer) error {
+	op, err := parseOp(o.op)
+	if err != nil {
+		return badInput(err)
+	}
+	a, err := algo.ParseName(o.algorithm)
+	if err != nil {
+		return badInputf("-algo: %v", err)
+	}
+	bytes, err := parseBytes(o.size)
+	if err != nil {
+		return badInputf("-size %q: %v", o.size, err)
+	}
+	switch {
+	case o.n < 1 || o.n > 1<<16:
+		return badInputf("-n %d: expected 1 to 65536 ranks", o.n)
+	case o.gps < 1:
+		return badInputf("-gps %d: expected at least 1", o.gps)
+	case !(o.bw > 0) || !(o.nvbw > 0) || !(o.alpha >= 0):
+		return badInputf("-bw and -nvbw must be positive and -alpha not negative")
+	case o.fabric != "switch" && o.fabric != "mesh":
+		return badInputf("-fabric %q: expected switch or mesh", o.fabric)
+	}
+	req := ccl.Request{Op: op, GPUsPerServer: o.gps, TotalGPUs: ((o.n + o.gps - 1) / o.gps) * o.gps, Bytes: bytes}
+	for i := range o.n {
+		req.Ranks = append(req.Ranks, int32(i))
+	}
+	d, err := algo.Generate(a, req, o.chunks)
+	if err != nil {
+		return badInputf("%s %s on %d ranks: %v", a, op, o.n, err)
+	}
+	servers := req.Servers()
+	fmt.Fprintf(w, "%s %s on %d ranks (%d servers of up to %d GPUs), %d bytes\n", op, a, o.n, servers, o.gps, bytes)
+	total, depth, err := dagStats(d)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "flows: %d, bytes sent: %d, critical path: %d flows\n", d.NumFlows(), total, depth)
+	fabric := algo.Switch
+	if o.fabric == "mesh" {
+		fabric = algo.FullMesh
+	}
+	costs := ccl.LinkCosts{
+		Intra: ccl.AlphaBeta{Alpha: o.alpha * 1e-6, Beta: 1 / (o.nvbw * 1e9)},
+		Inter: ccl.AlphaBeta{Alpha: o.alpha * 1e-6, Beta: 1 / (o.bw * 1e9)},
+	}
+	if o.n%servers == 0 && o.n/servers <= o.gps {
+		if t, err := algo.Time(a, op, o.n, o.n/servers, bytes, o.chunks, fabric, costs); err == nil {
+			fmt.Fprintf(w, "closed form: %.3f us (NVLink %g GB/s, network %g GB/s, %g us per message, %s); algbw %.2f GB/s, busbw %.2f GB/s\n",
+				t*1e6, o.nvbw, o.bw, o.alpha, o.fabric, float64(bytes)/t/1e9, float64(bytes)/t/1e9*ccl.BusFactor(op, o.n))
+		} else {
+			fmt.Fprintf(w, "closed form: %v\n", err)
+		}
+	}
+	if o.check {
+		if err := ccl.Check(d); err != nil {
+			return fmt.Errorf("check failed: %w", err)
+		}
+		fmt.Fprintln(w, "check: ok (every rank ends with what the collective promises; no flow is sent before its parents arrive; no byte is invented, lost or sent twice)")
+	}
+	if o.out != "" {
+		if err := writeFileAtomic(o.out, func(f *os.File) error { return writeDAGCSV(f, d) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "flows written to %s\n", o.out)
+	}
+	return nil
+}
+
+// dagStats sums the bytes of a DAG and finds its critical path (the longest chain of flows, each
+// waiting for the one before).
+func dagStats(d ccl.DAG) (total int64, depth int, err error) {
+	nf := d.NumFlows()
+	indeg := make([]int32, nf)
+	level := make([]int32, nf)
+	var buf []ccl.FlowID
+	var ready []ccl.FlowID
+	for i := range nf {
+		f := d.Flow(ccl.FlowID(i))
+		total += f.Bytes
+		buf = d.Parents(ccl.FlowID(i), buf[:0])
+		indeg[i] = int32(len(buf))
+		if len(buf) == 0 {
+			ready = append(ready, ccl.FlowID(i))
+		}
+	}
+	done := 0
+	for len(ready) > 0 {
+		f := ready[len(ready)-1]
+		ready = ready[:len(ready)-1]
+		done++
+		level[f]++
+		depth = max(depth, int(level[f]))
+		buf = d.Children(f, buf[:0])
+		for _, c := range buf {
+			level[c] = max(level[c], level[f])
+			if indeg[c]--; indeg[c] == 0 {
+				ready = append(ready, c)
+			}
+		}
+	}
+	if done != nf {
+		return 0, 0, fmt.Errorf("the DAG has a cycle")
+	}
+	return total, depth, nil
+}
+
+// writeDAGCSV writes id,src,dst,bytes,parents,channel,chunk,kind with parents separated by ';'.
+func writeDAGCSV(out io.Writer, d ccl.DAG) error {
+	w := bufio.NewWriter(out)
+	w.WriteString("id,src,dst,bytes,parents,channel,chunk,kind\n")
+	var buf []ccl.FlowID
+	var line []byte
+	for i := range d.NumFlows() {
+		f := d.Flow(ccl.FlowID(i))
+		line = strconv.AppendInt(line[:0], int64(i), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(f.Src), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(f.Dst), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, f.Bytes, 10)
+		line = append(line, ',')
+		buf = d.Parents(ccl.FlowID(i), buf[:0])
+		for j, p := range buf {
+			if j > 0 {
+				line = append(line, ';')
+			}
+			line = strconv.AppendInt(line, int64(p), 10)
+		}
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(f.Channel), 10)
+		line = append(line, ',')
+		line = strconv.AppendInt(line, int64(f.Chunk), 10)
+		line = append(line, ',')
+		line = append(line, f.Kind.String()...)
+		line = append(line, '\n')
+		w.Write(line)
+	}
+	return w.Flush()
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The example: a ring all-reduce of 64 MiB on 16 GPUs, 8 per server, is 8 channels ×
+// 16 ranks × 30 steps of 512 KiB; its critical path is the 2(n−1) = 30 steps; over 400G NICs
+// each step is bound by one 512 KiB network hop per GPU: 30 × 512 KiB / 50 GB/s = 314.573 µs.
+func TestDAGRingExample(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, dir, "dag", "-op", "allreduce", "-algo", "ring", "-n", "16", "-gps", "8", "-size", "64MiB", "-check", "-o", "flows.csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"flows: 3840, bytes sent: 2013265920, critical path: 30 flows",
+		"closed form: 314.573 us",
+		"check: ok",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	csv := strings.Split(readFile(t, filepath.Join(dir, "flows.csv")), "\n")
+	if csv[0] != "id,src,dst,bytes,parents,channel,chunk,kind" || len(csv) != 3840+2 {
+		t.Fatalf("CSV header %q, %d lines", csv[0], len(csv))
+	}
+	if csv[1] != "0,0,1,524288,,0,0,RING" {
+		t.Errorf("first flow %q", csv[1])
+	}
+	// A step-1 flow has exactly one parent.
+	for _, line := range csv[1 : len(csv)-1] {
+		f := strings.Split(line, ",")
+		if f[6] == "1" && (f[4] == "" || strings.Contains(f[4], ";")) {
+			t.Fatalf("step-1 flow %q should have one parent", line)
+		}
+	}
+}
+
+// On a full mesh of 8 GPUs (seed 004's MI300X case) Multi-Ring all-gather moves the same bytes
+// as the ring over 7 links at once: 7× the ring's algbw in the closed form.
+func TestDAGMultiRingOnAMesh(t *testing.T) {
+	_, ring, _ := runCLI(t, t.TempDir(), "dag", "-op", "allgather", "-algo", "ring", "-n", "8", "-size", "1GiB", "-fabric", "mesh")
+	_, mr, _ := runCLI(t, t.TempDir(), "dag", "-op", "allgather", "-algo", "multiring", "-n", "8", "-size", "1GiB", "-fabric", "mesh", "-check")
+	if !strings.Contains(ring, "algbw 411.43 GB/s") || !strings.Contains(mr, "algbw 2880.00 GB/s") || !strings.Contains(mr, "check: ok") {
+		t.Errorf("ring:\n%s\nmultiring:\n%s", ring, mr)
+	}
+}
+
+func TestDAGErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-op", "broadcast"},
+		{"-algo", "bruck"},
+		{"-algo", "tree", "-op", "allgather"},
+		{"-size", "lots"},
+		{"-n", "0"},
+		{"-algo", "nvls", "-n", "16"},
+		{"-fabric", "torus"},
+		{"-bogus"},
+	} {
+		code, _, errOut := runCLI(t, t.TempDir(), append([]string{"dag"}, args...)...)
+		if code != 2 || !strings.HasPrefix(errOut, "simd dag: ") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for s, want := range map[string]int64{"4096": 4096, "64MiB": 64 << 20, "1G": 1e9, "2KiB": 2048, "7B": 7} {
+		if got, err := parseBytes(s); err != nil || got != want {
+			t.Errorf("%s: %d, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "-1", "1XB", "99999999999TiB"} {
+		if _, err := parseBytes(s); err == nil {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
