@@ -23,12 +23,21 @@ type dagOptions struct {
 	n, gps, chunks                   int
 	bw, nvbw, alpha                  float64
 	check                            bool
+	// For -algo auto: what the selector looks at.
+	group, gpu, policy, force string
+	nvls, pxn                 bool
 }
 
 func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("simd dag", flag.ContinueOnError)
 	fs.StringVar(&o.op, "op", "allreduce", "collective: allreduce, allgather, reducescatter or alltoall")
-	fs.StringVar(&o.algorithm, "algo", "ring", "algorithm: ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct or pairwise")
+	fs.StringVar(&o.algorithm, "algo", "ring", "algorithm: ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct or pairwise; auto lets the selector choose (see -policy)")
+	fs.StringVar(&o.policy, "policy", "simccl", "with -algo auto: simccl (SimAI's rule) or nccl (NCCL's tuning model)")
+	fs.StringVar(&o.group, "group", "TP", "with -algo auto: the group kind, TP, DP, EP, DP_EP or PP")
+	fs.StringVar(&o.gpu, "gpu", "H100", "with -algo auto: the GPU type")
+	fs.BoolVar(&o.nvls, "nvls", os.Getenv("AS_NVLS_ENABLE") == "1", "with -algo auto: NVLS enabled (default from AS_NVLS_ENABLE=1)")
+	fs.BoolVar(&o.pxn, "pxn", os.Getenv("AS_PXN_ENABLE") == "1", "with -algo auto: PXN enabled (default from AS_PXN_ENABLE=1)")
+	fs.StringVar(&o.force, "force", "", "with -algo auto: algorithms forced per group kind, e.g. TP=nvls,DP=rhd")
 	fs.IntVar(&o.n, "n", 8, "ranks in the group (GPUs 0..N-1)")
 	fs.IntVar(&o.gps, "gps", 8, "GPUs per server")
 	fs.StringVar(&o.size, "size", "64MiB", "bytes: the whole buffer (all-gather: the gathered output; all-to-all: what each rank sends); a number with an optional K, M, G (×1000) or KiB, MiB, GiB (×1024) suffix")
@@ -103,10 +112,6 @@ func (o *dagOptions) run(w io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
-	a, err := algo.ParseName(o.algorithm)
-	if err != nil {
-		return badInputf("-algo: %v", err)
-	}
 	bytes, err := parseBytes(o.size)
 	if err != nil {
 		return badInputf("-size %q: %v", o.size, err)
@@ -124,6 +129,10 @@ func (o *dagOptions) run(w io.Writer) error {
 	req := ccl.Request{Op: op, GPUsPerServer: o.gps, TotalGPUs: ((o.n + o.gps - 1) / o.gps) * o.gps, Bytes: bytes}
 	for i := range o.n {
 		req.Ranks = append(req.Ranks, int32(i))
+	}
+	a, err := o.choose(op, &req, w)
+	if err != nil {
+		return err
 	}
 	d, err := algo.Generate(a, req, o.chunks)
 	if err != nil {
@@ -165,6 +174,40 @@ func (o *dagOptions) run(w io.Writer) error {
 		fmt.Fprintf(w, "flows written to %s\n", o.out)
 	}
 	return nil
+}
+
+// choose is -algo, or with -algo auto the selector's choice (printed with its reason).
+func (o *dagOptions) choose(op ccl.Op, req *ccl.Request, w io.Writer) (algo.Name, error) {
+	if o.algorithm != "auto" {
+		a, err := algo.ParseName(o.algorithm)
+		if err != nil {
+			return "", badInputf("-algo: %v", err)
+		}
+		return a, nil
+	}
+	force, err := algo.ParseForce(o.force)
+	if err != nil {
+		return "", badInputf("-force: %v", err)
+	}
+	sel, err := algo.NewSelector(algo.Options{Policy: algo.Policy(o.policy), GPUType: o.gpu, NVLS: o.nvls, PXN: o.pxn, Force: force})
+	if err != nil {
+		return "", badInputf("-policy: %v", err)
+	}
+	var group ccl.GroupKind = ccl.GroupNone
+	for _, g := range []ccl.GroupKind{ccl.GroupTP, ccl.GroupDP, ccl.GroupPP, ccl.GroupEP, ccl.GroupDPEP} {
+		if strings.EqualFold(o.group, g.String()) {
+			group = g
+		}
+	}
+	if group == ccl.GroupNone {
+		return "", badInputf("-group %q: expected TP, DP, PP, EP or DP_EP", o.group)
+	}
+	c, err := sel.Choose(op, group, req)
+	if err != nil {
+		return "", badInput(err)
+	}
+	fmt.Fprintf(w, "selected %s (%s)\n", c.Algorithm, c.Reason)
+	return c.Algorithm, nil
 }
 
 // dagStats sums the bytes of a DAG and finds its critical path (the longest chain of flows, each

@@ -50,6 +50,22 @@ func TestDAGMultiRingOnAMesh(t *testing.T) {
 	}
 }
 
+// -algo auto: SimAI's rule gives NVLS for a TP all-reduce on 8 H100s only when NVLS is enabled.
+func TestDAGAuto(t *testing.T) {
+	_, out, _ := runCLI(t, t.TempDir(), "dag", "-algo", "auto", "-nvls", "-check")
+	if !strings.Contains(out, "selected nvls") || !strings.Contains(out, "check: ok") {
+		t.Errorf("with -nvls:\n%s", out)
+	}
+	_, out, _ = runCLI(t, t.TempDir(), "dag", "-algo", "auto", "-nvls=false")
+	if !strings.Contains(out, "selected ring") {
+		t.Errorf("without -nvls:\n%s", out)
+	}
+	_, out, _ = runCLI(t, t.TempDir(), "dag", "-algo", "auto", "-group", "DP", "-force", "DP=rhd", "-n", "12")
+	if !strings.Contains(out, "selected rhd (forced for DP groups)") {
+		t.Errorf("forced:\n%s", out)
+	}
+}
+
 func TestDAGErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"-op", "broadcast"},
@@ -59,6 +75,9 @@ func TestDAGErrors(t *testing.T) {
 		{"-n", "0"},
 		{"-algo", "nvls", "-n", "16"},
 		{"-fabric", "torus"},
+		{"-algo", "auto", "-group", "XP"},
+		{"-algo", "auto", "-policy", "fastest"},
+		{"-algo", "auto", "-force", "TP=bruck"},
 		{"-bogus"},
 	} {
 		code, _, errOut := runCLI(t, t.TempDir(), append([]string{"dag"}, args...)...)
