@@ -189,3 +189,20 @@ func TestPieceBytes(t *testing.T) {
 		t.Error("all-to-all pieces")
 	}
 }
+
+// nccl-tests' bus factors (doc/PERFORMANCE.md): all-reduce 2(n−1)/n, all-gather, reduce-scatter
+// and all-to-all (n−1)/n.
+func TestBusFactor(t *testing.T) {
+	cases := []struct {
+		op   Op
+		n    int
+		want float64
+	}{
+		{OpAllReduce, 8, 1.75}, {OpAllGather, 8, 0.875}, {OpReduceScatter, 4, 0.75}, {OpAllToAll, 2, 0.5}, {OpNone, 8, 1}, {OpAllReduce, 0, 0},
+	}
+	for _, c := range cases {
+		if got := BusFactor(c.op, c.n); got != c.want {
+			t.Errorf("%s n=%d: %v, want %v", c.op, c.n, got, c.want)
+		}
+	}
+}
