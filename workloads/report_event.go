@@ -1,0 +1,148 @@
+package workloads
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"simd/ccl"
+	"simd/engine"
+)
+
+// EventRunName is the run name SimAI's ns-3 mode writes in its EndToEnd.csv.
+const EventRunName = "test1"
+
+// EventRow is one layer of the event-mode report: what the run measured, in µs.
+type EventRow struct {
+	Layer                            string
+	FwdCompute, WGCompute, IGCompute float64
+	FwdExposed, WGExposed, IGExposed float64
+	FwdComm, WGComm, IGComm          float64
+	FwdAlgBW, FwdBusBW               float32
+	WGAlgBW, WGBusBW                 float32
+	IGAlgBW, IGBusBW                 float32
+}
+
+// EventReport is SimAI's ns-3-mode EndToEnd.csv (simai-formats.md §6.2) for a simd event run.
+type EventReport struct {
+	FileName string
+	Rows     []EventRow
+	End      float64 // µs: when the pass finished ("workload finished at")
+	Summary  EndToEndSummary
+}
+
+// EventEndToEnd builds the event-mode report from a run with a network: per layer the compute,
+// the exposed (waited) and total communication of each phase, and SimAI's bandwidth columns;
+// totals as SimAI's ns-3 mode (exposed = end − compute); the exposed communication split by
+// group as the analytical report does (SimAI's ns-3 mode leaves those columns unset), and the
+// bubble and PP communication by the analytical formulas with the given PP overlap.
+func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventReport, error) {
+	rep := &EventReport{FileName: opt.FileName, Rows: make([]EventRow, len(w.Layers)), End: run.End.Microseconds()}
+	s := &rep.Summary
+	var bubble float64
+	for i := range w.Layers {
+		l := &w.Layers[i]
+		st := run.Layers[i]
+		row := EventRow{Layer: l.Name}
+		var comm, exp, comp [3]float64
+		var alg, bus [3]float32
+		for ph := Fwd; ph <= WG; ph++ {
+			comp[ph] = st[ph].Compute.Microseconds()
+			comm[ph] = st[ph].Comm.Microseconds()
+			exp[ph] = st[ph].Exposed.Microseconds()
+			c := l.Phases[ph].Comm
+			ns := uint64(st[ph].Comm / engine.Nanosecond)
+			alg[ph], bus[ph] = bandwidths(c.Op, w.ReportGroupSize(opt.Layout, i, ph), w.IssuedBytes(i, ph), ns)
+		}
+		if l.Name != "embedding_layer" {
+			bubble += exp[Fwd] + comp[Fwd] + comp[WG] + comp[IG] + exp[IG]
+		}
+		if l.Phases[WG].Comm.Group == ccl.GroupDPEP {
+			s.DPEPComm += exp[WG]
+		} else {
+			s.DPComm += exp[WG]
+		}
+		if l.Phases[Fwd].Comm.Group == ccl.GroupEP {
+			s.EPComm += exp[Fwd] + exp[IG]
+		} else {
+			s.TPComm += exp[Fwd] + exp[IG]
+		}
+		s.Compute += comp[Fwd] + comp[WG] + comp[IG]
+		row.FwdCompute, row.WGCompute, row.IGCompute = comp[Fwd], comp[WG], comp[IG]
+		row.FwdExposed, row.WGExposed, row.IGExposed = exp[Fwd], exp[WG], exp[IG]
+		row.FwdComm, row.WGComm, row.IGComm = comm[Fwd], comm[WG], comm[IG]
+		row.FwdAlgBW, row.FwdBusBW = alg[Fwd], bus[Fwd]
+		row.WGAlgBW, row.WGBusBW = alg[WG], bus[WG]
+		row.IGAlgBW, row.IGBusBW = alg[IG], bus[IG]
+		rep.Rows[i] = row
+	}
+	s.Exposed = rep.End - s.Compute
+	h := w.Header
+	pp, err := pipelineComm(h, opt.PipelineGBps, opt.Overlap.PP)
+	if err != nil {
+		return nil, err
+	}
+	s.PPComm = pp
+	s.Bubble = bubble * (float64(h.PP-1) / float64(h.GA*h.VPP))
+	s.Total = s.Compute + s.Exposed + s.Bubble + float64(s.PPComm)
+	return rep, nil
+}
+
+// fmtMicros prints a µs value as C++'s std::to_string does: six decimals.
+func fmtMicros(v float64) string {
+	if math.IsNaN(v) {
+		return "-nan"
+	}
+	if math.IsInf(v, 0) {
+		if v > 0 {
+			return "inf"
+		}
+		return "-inf"
+	}
+	return strconv.FormatFloat(v, 'f', 6, 64)
+}
+
+func fmtBW6(v float32) string { return fmtMicros(float64(v)) }
+
+// WriteCSV writes the report in SimAI's ns-3-mode layout: the summary lines, a header, one
+// row per layer ending with the time the pass finished, a SUM row and a totals row.
+func (r *EventReport) WriteCSV(out io.Writer) error {
+	bw := bufio.NewWriter(out)
+	writeSummary(bw, r.FileName, r.Summary)
+	bw.WriteString("layer_name," + EventRunName + ",fwd compute,wg compute,ig compute,fwd exposed comm,wg exposed comm,ig exposed comm,fwd total comm,algbw,busbw,wg total comm,algbw,busbw,ig total comm,algbw,busbw,workload finished at\n")
+	var sum EventRow
+	end := fmtMicros(r.End)
+	for _, row := range r.Rows {
+		bw.WriteString(strings.Join([]string{
+			row.Layer, EventRunName,
+			fmtMicros(row.FwdCompute), fmtMicros(row.WGCompute), fmtMicros(row.IGCompute),
+			fmtMicros(row.FwdExposed), fmtMicros(row.WGExposed), fmtMicros(row.IGExposed),
+			fmtMicros(row.FwdComm), fmtBW6(row.FwdAlgBW), fmtBW6(row.FwdBusBW),
+			fmtMicros(row.WGComm), fmtBW6(row.WGAlgBW), fmtBW6(row.WGBusBW),
+			fmtMicros(row.IGComm), fmtBW6(row.IGAlgBW), fmtBW6(row.IGBusBW),
+			end,
+		}, ","))
+		bw.WriteString("\n")
+		sum.FwdCompute += row.FwdCompute
+		sum.WGCompute += row.WGCompute
+		sum.IGCompute += row.IGCompute
+		sum.FwdExposed += row.FwdExposed
+		sum.WGExposed += row.WGExposed
+		sum.IGExposed += row.IGExposed
+		sum.FwdComm += row.FwdComm
+		sum.WGComm += row.WGComm
+		sum.IGComm += row.IGComm
+	}
+	bw.WriteString(strings.Join([]string{
+		"SUM", EventRunName,
+		fmtMicros(sum.FwdCompute), fmtMicros(sum.WGCompute), fmtMicros(sum.IGCompute),
+		fmtMicros(sum.FwdExposed), fmtMicros(sum.WGExposed), fmtMicros(sum.IGExposed),
+		fmtMicros(sum.FwdComm), "NONE", "NONE", fmtMicros(sum.WGComm), "NONE", "NONE", fmtMicros(sum.IGComm), "NONE", "NONE",
+	}, ","))
+	bw.WriteString("\n")
+	s := r.Summary
+	bw.WriteString("total exposed comm," + fmtMicros(s.Exposed) + ",total comp," + fmtMicros(s.Compute) + ",total time," + fmtMicros(s.Exposed+s.Compute) + "\n")
+	return bw.Flush()
+}
