@@ -179,3 +179,41 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// Plan covers every group of the kind with a checked DAG.
+func TestPlan(t *testing.T) {
+	s, _ := NewSelector(Options{GPUType: "H100"})
+	l := ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 4, PP: 1, EP: 2}
+	cases := []struct {
+		kind   ccl.GroupKind
+		op     ccl.Op
+		groups int
+		size   int
+	}{
+		{ccl.GroupTP, ccl.OpAllReduce, 8, 4},
+		{ccl.GroupDP, ccl.OpAllGather, 4, 8},
+		{ccl.GroupEP, ccl.OpAllToAll, 16, 2},
+		{ccl.GroupDPEP, ccl.OpReduceScatter, 8, 4},
+		{ccl.GroupPP, ccl.OpAllReduce, 0, 0},
+	}
+	for _, c := range cases {
+		plans, err := s.Plan(l, 32, c.op, c.kind, 1<<20, 0)
+		if err != nil || len(plans) != c.groups {
+			t.Fatalf("%s: %d plans, %v", c.kind, len(plans), err)
+		}
+		for _, p := range plans {
+			if len(p.Ranks) != c.size {
+				t.Errorf("%s group %v", c.kind, p.Ranks)
+			}
+			if err := ccl.Check(p.DAG); err != nil {
+				t.Errorf("%s %v: %v", c.kind, p.Ranks, err)
+			}
+		}
+	}
+	if got := (Choice{Algorithm: Ring, Protocol: nccl.ProtoSimple}).SendLatencyNs(false); got != 22400 {
+		t.Errorf("ring simple network latency %d", got)
+	}
+	if got := (Choice{Algorithm: RHD}).SendLatencyNs(true); got != nccl.DefaultSendLatencyNs {
+		t.Errorf("rhd latency %d", got)
+	}
+}
