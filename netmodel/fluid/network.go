@@ -1,0 +1,478 @@
+package fluid
+
+import (
+	"math"
+	"strconv"
+
+	"simd/engine"
+	"simd/topo/route"
+)
+
+// FlowID names a flow: an index into the network's flow table. A slot is reused once its flow
+// has arrived (after Observer.FlowArrived returns); the accessors (Tag, Rate, Path, ...) are
+// meaningful from Start until then.
+type FlowID int32
+
+// Observer gets the network's flow events. Both calls come from engine events, at the event's
+// time (the scheduler's Now). They may call Start; a flow started from a callback joins the
+// batch of the current instant.
+type Observer interface {
+	FlowSent(f FlowID, now engine.Time)    // the last byte left the sender
+	FlowArrived(f FlowID, now engine.Time) // the last byte reached the receiver; the slot is freed after this returns
+}
+
+// BottleneckObserver may be implemented by the Observer of a network built with
+// Options.TrackBottlenecks. FlowBottleneck is called each time a flow's bottleneck segment ends
+// — its rate or its bottleneck link changes, or it is sent — with the bytes the flow sent while
+// link was its bottleneck (fractional: the fluid model moves fractions of bytes). The bytes of
+// a flow over all its calls add up to its size, up to rounding. It is called in the middle of
+// the network's bookkeeping and must not call Start.
+type BottleneckObserver interface {
+	FlowBottleneck(f FlowID, link int32, bytes float64, now engine.Time)
+}
+
+// Options are the network's optional features. The zero value is the default: everything off,
+// so the hot path pays for nothing it does not use.
+type Options struct {
+	// TrackBottlenecks attributes every transmitted byte to the link that was its flow's
+	// bottleneck while it was sent: per directed link (BottleneckBytes) and, when the
+	// Observer implements BottleneckObserver, per flow segment. It costs a few float
+	// operations per re-rated flow.
+	TrackBottlenecks bool
+}
+
+// Tol is the relative tolerance of every floating-point comparison of rates and loads: a link
+// counts as saturated when its load is at least capacity·(1−Tol), and a flow counts as the
+// fastest on a link when its rate is at least the others'·(1−Tol). Rates are sums and
+// quotients of a few dozen float64 values of order 1e9–1e13 bits/s, whose rounding errors are
+// of order 1e-15 relative, so 1e-9 separates rounding noise from real differences by six
+// orders of magnitude while still resolving rates that differ by one part in a billion.
+const Tol = 1e-9
+
+// Stats are the network's counters since New.
+type Stats struct {
+	Started uint64 // flows started
+	Sent    uint64 // flows whose last byte left the sender
+	Arrived uint64 // flows whose last byte reached the receiver
+
+	Recomputes  uint64 // batches: one per instant with changes, plus one per change queued after it ran (see doc)
+	Solves      uint64 // water-filling passes; Solves − Recomputes is the number of widenings
+	Expansions  uint64 // links at which the boundary check pulled flows into a region
+	SolvedFlows uint64 // flows water-filled, summed over all passes (the solver's work)
+	SolvedLinks uint64 // links water-filled, summed over all passes
+
+	RegionFlows uint64 // flows in the final regions, summed over Recomputes
+	RegionLinks uint64 // directed links in the final regions, summed over Recomputes
+	MaxRegion   int    // flows in the largest final region
+	Rerated     uint64 // flows whose rate changed in a recompute (remaining bytes updated, timer moved)
+
+	Events uint64 // engine events handled by the network (recomputes, sends, arrivals)
+}
+
+// Event kinds, in Event.Arg.
+const (
+	evSent int64 = iota
+	evArrive
+	evRecompute
+)
+
+// Flow states.
+const (
+	stateFree uint8 = iota
+	stateActive
+	stateSent
+)
+
+// flowHot is the part of a flow the solver reads: 32 bytes, two flows per cache line.
+type flowHot struct {
+	rate  float64 // current rate, bits/s
+	mark  uint32  // the region epoch it was last added to a region in
+	ridx  int32   // index in the region when mark == the network's epoch
+	bn    int32   // bottleneck link, -1 when none
+	off   int32   // the path: arena[off : off+hops]
+	hops  int32
+	state uint8
+}
+
+// flow is the rest of a slot of the flow table.
+type flow struct {
+	rem   float64     // bits left to send at time at
+	at    engine.Time // when rem was last brought up to date
+	start engine.Time
+	bytes int64
+	tag   int64
+	delay engine.Time
+	timer engine.Timer // the "sent" event while transmitting, then the "arrived" event
+	room  int32        // capacity of the arena chunk at hot.off
+	segAt engine.Time  // TrackBottlenecks: start of the current bottleneck segment
+}
+
+// entry is one flow on a link: the flow and the index of the link in its path.
+type entry struct {
+	f   int32
+	hop int32
+}
+
+// rlink is the solver's state of one link of the region. The region's links are partitioned
+// into parts, the connected components of "some region flow crosses both links", kept in a
+// union-find forest (parent); parts are independent water-filling problems, so a pass of the
+// solver re-solves only the parts that gained flows since the previous pass (dirty roots).
+type rlink struct {
+	link   int32
+	parent int32 // union-find parent (an index into rl); the root's part
+	dirty  bool  // at a root: the part gained flows and must be solved again
+	solve  bool  // in a part being solved in the current pass
+	frozen bool  // popped from the heap: the bottleneck of some region flows, at level
+
+	cnt      int32 // region flows on the link not yet fixed
+	outCnt   int32 // flows outside the region on the link
+	resid    float64
+	level    float64
+	outLoad  float64 // sum of the rates of the outside flows
+	outMax   float64 // largest outside rate
+	outBnMin float64 // smallest rate of an outside flow whose bottleneck is this link, +Inf if none
+	regLoad  float64 // sum of the new rates of the region flows
+	regMax   float64 // largest new region rate
+}
+
+// Network is the fluid model of the flows crossing a route.Graph, driven by an
+// engine.Scheduler. It is not safe for concurrent use; all its methods run on the scheduler's
+// goroutine.
+type Network struct {
+	s    *engine.Scheduler
+	g    *route.Graph
+	obs  Observer
+	bobs BottleneckObserver
+	h    engine.HandlerID
+	opt  Options
+
+	hot   []flowHot // per flow slot
+	flows []flow    // per flow slot
+	free  []int32   // free flow slots (a stack)
+	arena []int32   // paths: directed link ids
+	apos  []int32   // parallel to arena: the flow's position in that link's list
+
+	capa      []float64 // per directed link, bits/s
+	on        [][]entry // per directed link: the transmitting flows
+	lmark     []uint32  // per directed link: region epoch
+	lidx      []int32   // per directed link: index in rl when lmark == epoch
+	dirtyMark []bool    // per directed link: in dirty
+	sentBytes []int64   // per directed link: bytes of the flows sent over it
+	bnBits    []float64 // per directed link: bits sent while it was the bottleneck (TrackBottlenecks)
+
+	dirty   []int32 // links whose flow set changed since the last recompute
+	pending bool    // a recompute event is queued
+
+	epoch  uint32
+	region []int32 // flows of the region
+	rNew   []float64
+	rBn    []int32
+	rl     []rlink
+	heap   []hent
+
+	active, inflight int
+	stats            Stats
+
+	chkLoad, chkMax []float64 // Check scratch
+
+	afterRecompute func() // test hook, called at the end of every recompute
+	fullSolve      bool   // benchmark baseline: every recompute solves every transmitting flow
+}
+
+// handler receives the network's engine events.
+type handler struct{ n *Network }
+
+func (h handler) HandleEvent(s *engine.Scheduler, ev engine.Event) {
+	n := h.n
+	n.stats.Events++
+	switch ev.Arg {
+	case evSent:
+		n.sent(ev.Target)
+	case evArrive:
+		n.arrive(ev.Target)
+	case evRecompute:
+		n.recompute()
+	}
+}
+
+type nopObserver struct{}
+
+func (nopObserver) FlowSent(FlowID, engine.Time)    {}
+func (nopObserver) FlowArrived(FlowID, engine.Time) {}
+
+// New returns a network over g scheduled by s, reporting to obs (nil: nobody), with the
+// default Options. It registers one handler with s.
+func New(s *engine.Scheduler, g *route.Graph, obs Observer) *Network {
+	return NewWithOptions(s, g, obs, Options{})
+}
+
+// NewWithOptions is New with options.
+func NewWithOptions(s *engine.Scheduler, g *route.Graph, obs Observer, opt Options) *Network {
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	nl := g.NumDirLinks()
+	n := &Network{
+		s:         s,
+		g:         g,
+		obs:       obs,
+		opt:       opt,
+		capa:      make([]float64, nl),
+		on:        make([][]entry, nl),
+		lmark:     make([]uint32, nl),
+		lidx:      make([]int32, nl),
+		dirtyMark: make([]bool, nl),
+		sentBytes: make([]int64, nl),
+	}
+	for l := range nl {
+		n.capa[l] = g.Rate(int32(l))
+	}
+	if opt.TrackBottlenecks {
+		n.bnBits = make([]float64, nl)
+		n.bobs, _ = obs.(BottleneckObserver)
+	}
+	n.h = s.Register(handler{n})
+	return n
+}
+
+// Start begins a flow now over path (directed link ids, no link twice; copied), of bytes
+// (0 is treated as 1 byte, as SimAI does; negative panics), whose last byte arrives delay
+// after it is sent. tag is the caller's, returned by Tag.
+//
+// The flow's rate is set by the recompute that runs later at the same instant, after every
+// event already queued for it: until then Rate reports 0. A flow with an empty path is sent
+// by an event at the current instant, queued after those already there.
+func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64) FlowID {
+	if bytes < 0 {
+		panic("fluid: Start with negative size " + strconv.FormatInt(bytes, 10))
+	}
+	if bytes == 0 {
+		bytes = 1
+	}
+	if delay < 0 {
+		panic("fluid: Start with negative delay " + delay.String())
+	}
+	n.checkPath(path)
+	var id int32
+	if k := len(n.free); k > 0 {
+		id = n.free[k-1]
+		n.free = n.free[:k-1]
+	} else {
+		id = int32(len(n.flows))
+		n.flows = append(n.flows, flow{})
+		n.hot = append(n.hot, flowHot{bn: -1})
+	}
+	f, fh := &n.flows[id], &n.hot[id]
+	h := int32(len(path))
+	if h > f.room {
+		room := max(h, 8)
+		fh.off, f.room = int32(len(n.arena)), room
+		for range room {
+			n.arena = append(n.arena, 0)
+			n.apos = append(n.apos, 0)
+		}
+	}
+	now := n.s.Now()
+	f.rem, f.at, f.start, f.segAt = float64(bytes)*8, now, now, now
+	f.bytes, f.tag, f.delay = bytes, tag, delay
+	f.timer = engine.Timer{}
+	fh.rate, fh.hops, fh.bn, fh.state = 0, h, -1, stateActive
+	off := fh.off
+	copy(n.arena[off:off+h], path)
+	for k, l := range path {
+		n.apos[off+int32(k)] = int32(len(n.on[l]))
+		n.on[l] = append(n.on[l], entry{id, int32(k)})
+		n.markDirty(l)
+	}
+	n.active++
+	n.inflight++
+	n.stats.Started++
+	if h == 0 {
+		// Nothing limits it: sent at once (after the events already queued for now).
+		f.timer = n.s.At(now, n.h, id, evSent)
+		return FlowID(id)
+	}
+	n.wake()
+	return FlowID(id)
+}
+
+// checkPath panics unless every link of path is a directed link of the graph and none repeats.
+func (n *Network) checkPath(path []int32) {
+	nl := int32(len(n.capa))
+	for i, l := range path {
+		if l < 0 || l >= nl {
+			panic("fluid: Start with link " + strconv.Itoa(int(l)) + " out of range [0," + strconv.Itoa(int(nl)) + ")")
+		}
+		for _, m := range path[:i] {
+			if m == l {
+				panic("fluid: Start with link " + strconv.Itoa(int(l)) + " twice in the path")
+			}
+		}
+	}
+}
+
+func (n *Network) markDirty(l int32) {
+	if !n.dirtyMark[l] {
+		n.dirtyMark[l] = true
+		n.dirty = append(n.dirty, l)
+	}
+}
+
+// wake queues the recompute of the current instant unless one is already queued.
+func (n *Network) wake() {
+	if !n.pending {
+		n.pending = true
+		n.s.At(n.s.Now(), n.h, 0, evRecompute)
+	}
+}
+
+// sent handles the "sent" timer of flow id: the flow leaves every link of its path.
+func (n *Network) sent(id int32) {
+	f, fh := &n.flows[id], &n.hot[id]
+	now := n.s.Now()
+	if n.opt.TrackBottlenecks {
+		n.closeSegment(id, now)
+	}
+	f.rem, f.at = 0, now
+	fh.rate, fh.bn, fh.state = 0, -1, stateSent
+	off := fh.off
+	for k := range fh.hops {
+		l := n.arena[off+k]
+		p := n.apos[off+k]
+		list := n.on[l]
+		last := len(list) - 1
+		if int(p) != last {
+			e := list[last]
+			list[p] = e
+			n.apos[n.hot[e.f].off+e.hop] = p
+		}
+		n.on[l] = list[:last]
+		n.sentBytes[l] += f.bytes
+		n.markDirty(l)
+	}
+	if fh.hops > 0 {
+		n.wake()
+	}
+	n.active--
+	n.stats.Sent++
+	f.timer = n.s.At(now+f.delay, n.h, id, evArrive)
+	n.obs.FlowSent(FlowID(id), now)
+}
+
+// arrive handles the arrival of flow id and frees its slot.
+func (n *Network) arrive(id int32) {
+	n.inflight--
+	n.stats.Arrived++
+	n.obs.FlowArrived(FlowID(id), n.s.Now())
+	n.hot[id].state, n.flows[id].timer = stateFree, engine.Timer{}
+	n.free = append(n.free, id)
+}
+
+// closeSegment ends flow id's current bottleneck segment at now (TrackBottlenecks).
+func (n *Network) closeSegment(id int32, now engine.Time) {
+	f, fh := &n.flows[id], &n.hot[id]
+	if fh.bn >= 0 && now > f.segAt {
+		bits := float64(fh.rate*float64(now-f.segAt)) / 1e12
+		n.bnBits[fh.bn] += bits
+		if n.bobs != nil {
+			n.bobs.FlowBottleneck(FlowID(id), fh.bn, bits/8, now)
+		}
+	}
+	f.segAt = now
+}
+
+// sendDelay is the time to send rem bits at rate bits/s, rounded up to whole picoseconds, or
+// Never when the flow cannot finish (rate 0) or not within the range of Time.
+func sendDelay(rem, rate float64) engine.Time {
+	if rem <= 0 {
+		return 0
+	}
+	if !(rate > 0) {
+		return engine.Never
+	}
+	d := math.Ceil(float64(rem*1e12) / rate)
+	if d >= 1<<62 {
+		return engine.Never
+	}
+	return engine.Time(d)
+}
+
+// Tag is the caller's tag of flow f.
+func (n *Network) Tag(f FlowID) int64 { return n.flows[f].tag }
+
+// Rate is flow f's current rate in bits/s: 0 before its first recompute and once sent.
+func (n *Network) Rate(f FlowID) float64 { return n.hot[f].rate }
+
+// Bottleneck is the directed link that limits flow f now: a saturated link of its path on
+// which no flow is faster. -1 before its first recompute and once sent.
+func (n *Network) Bottleneck(f FlowID) int32 { return n.hot[f].bn }
+
+// Path is flow f's path. The slice aliases the network's storage: do not modify or keep it.
+func (n *Network) Path(f FlowID) []int32 {
+	fh := &n.hot[f]
+	return n.arena[fh.off : fh.off+fh.hops : fh.off+fh.hops]
+}
+
+// Bytes is flow f's size (1 for a flow started with 0).
+func (n *Network) Bytes(f FlowID) int64 { return n.flows[f].bytes }
+
+// StartTime is when flow f was started.
+func (n *Network) StartTime(f FlowID) engine.Time { return n.flows[f].start }
+
+// Remaining is the number of bytes of flow f not yet sent, now (fractional; 0 once sent).
+func (n *Network) Remaining(f FlowID) float64 {
+	fl, fh := &n.flows[f], &n.hot[f]
+	if fh.state != stateActive {
+		return 0
+	}
+	rem := fl.rem - float64(fh.rate*float64(n.s.Now()-fl.at))/1e12
+	return max(rem, 0) / 8
+}
+
+// Active is the number of flows transmitting.
+func (n *Network) Active() int { return n.active }
+
+// InFlight is the number of flows started and not yet arrived.
+func (n *Network) InFlight() int { return n.inflight }
+
+// LinkLoad is the sum of the rates of the flows on directed link l, bits/s. O(flows on l).
+func (n *Network) LinkLoad(l int32) float64 {
+	sum := 0.0
+	for _, e := range n.on[l] {
+		sum += n.hot[e.f].rate
+	}
+	return sum
+}
+
+// LinkFlows is the number of flows transmitting on directed link l.
+func (n *Network) LinkFlows(l int32) int { return len(n.on[l]) }
+
+// LinkBytes is the number of bytes directed link l has carried up to now (fractional: the
+// transmitting flows contribute what they have sent so far). O(flows on l); the running total
+// costs one addition per link of each sent flow.
+func (n *Network) LinkBytes(l int32) float64 {
+	sum := float64(n.sentBytes[l])
+	now := n.s.Now()
+	for _, e := range n.on[l] {
+		f := &n.flows[e.f]
+		rem := f.rem - float64(n.hot[e.f].rate*float64(now-f.at))/1e12
+		sum += float64(f.bytes) - max(rem, 0)/8
+	}
+	return sum
+}
+
+// BottleneckBytes is the number of bytes sent over all flows while directed link l was their
+// bottleneck, counted at the ends of their segments (see BottleneckObserver). It is 0 unless
+// the network was built with Options.TrackBottlenecks.
+func (n *Network) BottleneckBytes(l int32) float64 {
+	if n.bnBits == nil {
+		return 0
+	}
+	return n.bnBits[l] / 8
+}
+
+// Stats returns the network's counters.
+func (n *Network) Stats() Stats { return n.stats }
+
+// Graph is the graph the network runs over.
+func (n *Network) Graph() *route.Graph { return n.g }

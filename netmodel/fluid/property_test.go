@@ -1,0 +1,317 @@
+package fluid
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"simd/engine"
+	"simd/topo"
+	"simd/topo/route"
+)
+
+// scenario is a graph and the flows to run on it.
+type scenario struct {
+	name  string
+	g     *route.Graph
+	specs []spec
+}
+
+// capacities returns the capacity of every directed link of g.
+func capacities(g *route.Graph) []float64 {
+	c := make([]float64, g.NumDirLinks())
+	for l := range c {
+		c[l] = g.Rate(int32(l))
+	}
+	return c
+}
+
+// randomSpecs draws nf flows over the paths given by path(rng): about a third of them are
+// children of an earlier flow; start times and gaps are often multiples of a coarse grid so
+// that many changes share an instant; some sizes are tiny.
+func randomSpecs(rng *rand.Rand, nf int, path func() []int32) []spec {
+	specs := make([]spec, nf)
+	for i := range specs {
+		sp := spec{path: path(), parent: -1}
+		switch rng.IntN(10) {
+		case 0:
+			sp.bytes = int64(rng.IntN(3)) // 0, 1 or 2 bytes
+		case 1:
+			sp.bytes = int64(1 + rng.IntN(10*KB))
+		default:
+			sp.bytes = int64(1 + rng.IntN(2*MB))
+		}
+		if rng.IntN(3) > 0 {
+			sp.delay = engine.Time(rng.IntN(2000)) * engine.Nanosecond
+		}
+		if i > 0 && rng.IntN(3) == 0 {
+			sp.parent = rng.IntN(i)
+			if rng.IntN(2) == 0 {
+				sp.gap = engine.Time(rng.IntN(5)) * us
+			}
+		} else if rng.IntN(2) == 0 {
+			sp.at = engine.Time(rng.IntN(20)) * 10 * us
+		} else {
+			sp.at = engine.Time(rng.Int64N(int64(200 * us)))
+		}
+		specs[i] = sp
+	}
+	return specs
+}
+
+// randomGraphScenario: a random multigraph of 4–12 nodes whose links have rates from a small
+// set (so that fair shares often tie) or drawn at random, and flows on random walks of 1–6
+// directed links that never reuse a directed link.
+func randomGraphScenario(t testing.TB, seed uint64) scenario {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	nodes := 4 + rng.IntN(9)
+	nl := nodes + rng.IntN(2*nodes)
+	links := make([][2]int32, nl)
+	rates := make([]float64, nl)
+	tied := rng.IntN(2) == 0
+	for i := range links {
+		a := rng.Int32N(int32(nodes))
+		b := rng.Int32N(int32(nodes - 1))
+		if b >= a {
+			b++
+		}
+		links[i] = [2]int32{a, b}
+		if tied {
+			rates[i] = []float64{G100, G200, G400, 2880e9}[rng.IntN(4)]
+		} else {
+			rates[i] = 10e9 + rng.Float64()*390e9
+		}
+	}
+	g := graphOf(t, nodes, links, rates)
+	path := func() []int32 {
+		for {
+			x := rng.Int32N(int32(nodes))
+			var p []int32
+			hops := 1 + rng.IntN(6)
+			for range hops {
+				_, out := g.Adjacent(x)
+				var free []int32
+				for _, l := range out {
+					used := false
+					for _, m := range p {
+						used = used || m == l
+					}
+					if !used {
+						free = append(free, l)
+					}
+				}
+				if len(free) == 0 {
+					break
+				}
+				l := free[rng.IntN(len(free))]
+				p = append(p, l)
+				x = g.To(l)
+			}
+			if len(p) > 0 {
+				return p
+			}
+		}
+	}
+	nf := 20 + rng.IntN(200)
+	return scenario{fmt.Sprintf("random graph seed %d", seed), g, randomSpecs(rng, nf, path)}
+}
+
+// fabricScenario: a generated Spectrum-X fabric and flows between random GPUs on the paths
+// route.Router gives them (random source ports, so ECMP spreads them).
+func fabricScenario(t testing.TB, seed uint64, gpus, gps, nicsPerASW, psws int) scenario {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	p := topo.SpectrumXDefaults(gpus)
+	p.GPUsPerServer, p.NICsPerASW, p.PSWs, p.CheckCapacity = gps, nicsPerASW, psws, false
+	tp, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := route.New(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := func() []int32 {
+		src := rng.Int32N(int32(gpus))
+		dst := rng.Int32N(int32(gpus - 1))
+		if dst >= src {
+			dst++
+		}
+		p, err := r.Route(nil, src, dst, uint16(10000+rng.IntN(64)), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	nf := 50 + rng.IntN(250)
+	name := fmt.Sprintf("fabric %d GPUs seed %d", gpus, seed)
+	return scenario{name, r.Graph(), randomSpecs(rng, nf, path)}
+}
+
+// driver starts a scenario's flows on a network: roots at their times, children gap after
+// their parent arrives (from the arrival callback itself when the gap is 0). It logs every
+// callback and the rates after every recompute, for the determinism test.
+type driver struct {
+	s        *engine.Scheduler
+	n        *Network
+	specs    []spec
+	children [][]int
+	res      []refResult
+	log      []string
+}
+
+func (d *driver) start(i int) {
+	sp := d.specs[i]
+	d.res[i].start = d.s.Now()
+	d.n.Start(sp.path, sp.bytes, sp.delay, int64(i))
+}
+
+func (d *driver) FlowSent(f FlowID, now engine.Time) {
+	i := d.n.Tag(f)
+	d.res[i].sent = now
+	d.log = append(d.log, fmt.Sprintf("%d sent %d slot %d", now, i, f))
+}
+
+func (d *driver) FlowArrived(f FlowID, now engine.Time) {
+	i := d.n.Tag(f)
+	d.res[i].arrived = now
+	d.log = append(d.log, fmt.Sprintf("%d arrived %d slot %d", now, i, f))
+	for _, c := range d.children[i] {
+		if d.specs[c].gap == 0 {
+			d.start(c)
+		} else {
+			d.s.AtFunc(now+d.specs[c].gap, func() { d.start(c) })
+		}
+	}
+}
+
+// runScenario runs sc on a fresh network, calling check after every recompute.
+func runScenario(sc scenario, check func(n *Network)) (*driver, *Network) {
+	s := engine.NewScheduler()
+	d := &driver{s: s, specs: sc.specs, children: make([][]int, len(sc.specs)), res: make([]refResult, len(sc.specs))}
+	for i, sp := range sc.specs {
+		if sp.parent >= 0 {
+			d.children[sp.parent] = append(d.children[sp.parent], i)
+		}
+	}
+	n := New(s, sc.g, d)
+	d.n = n
+	n.afterRecompute = func() {
+		h := uint64(0)
+		for id := range n.hot {
+			h = h*31 + math.Float64bits(n.hot[id].rate) + uint64(n.hot[id].bn)
+		}
+		d.log = append(d.log, fmt.Sprintf("%d recompute %x", s.Now(), h))
+		if check != nil {
+			check(n)
+		}
+	}
+	for i, sp := range sc.specs {
+		if sp.parent < 0 {
+			s.AtFunc(sp.at, func() { d.start(i) })
+		}
+	}
+	s.Run()
+	return d, n
+}
+
+// referenceRates compares the network's rates with refMaxMin over its transmitting flows.
+func referenceRates(n *Network, capa []float64) error {
+	var ids []FlowID
+	var paths [][]int32
+	for id := range n.hot {
+		if n.hot[id].state == stateActive {
+			ids = append(ids, FlowID(id))
+			paths = append(paths, append([]int32(nil), n.Path(FlowID(id))...))
+		}
+	}
+	for k, want := range refMaxMin(capa, paths) {
+		if got := n.Rate(ids[k]); !relEq(got, want, 1e-9) {
+			return fmt.Errorf("flow %d (tag %d, path %v): rate %v, reference %v", ids[k], n.Tag(ids[k]), paths[k], got, want)
+		}
+	}
+	return nil
+}
+
+func scenarios(t testing.TB) []scenario {
+	var scs []scenario
+	for seed := uint64(1); seed <= 40; seed++ {
+		scs = append(scs, randomGraphScenario(t, seed))
+	}
+	for seed := uint64(1); seed <= 6; seed++ {
+		scs = append(scs, fabricScenario(t, seed, 64, 8, 64, 8))   // one segment, 8 spines
+		scs = append(scs, fabricScenario(t, seed, 128, 4, 16, 4))  // 8 segments, thin spine layer
+		scs = append(scs, fabricScenario(t, seed, 256, 8, 16, 16)) // 16 segments
+	}
+	return scs
+}
+
+// TestAgainstReference runs random scenarios and checks, after every recompute, that the
+// incremental rates are the from-scratch water-filling's and satisfy the max-min conditions
+// (Check), and at the end that every flow was sent and arrived when the reference simulation
+// says.
+func TestAgainstReference(t *testing.T) {
+	var worst engine.Time
+	for _, sc := range scenarios(t) {
+		t.Run(sc.name, func(t *testing.T) {
+			capa := capacities(sc.g)
+			failures := 0
+			d, n := runScenario(sc, func(n *Network) {
+				if failures > 3 {
+					return
+				}
+				if err := referenceRates(n, capa); err != nil {
+					failures++
+					t.Errorf("at %v: %v", n.s.Now(), err)
+				}
+				if err := n.Check(); err != nil {
+					failures++
+					t.Errorf("at %v: %v", n.s.Now(), err)
+				}
+			})
+			want := refSim(capa, sc.specs)
+			for i, got := range d.res {
+				w := want[i]
+				for _, c := range []struct {
+					what      string
+					got, want engine.Time
+				}{{"start", got.start, w.start}, {"sent", got.sent, w.sent}, {"arrived", got.arrived, w.arrived}} {
+					diff := c.got - c.want
+					worst = max(worst, diff, -diff)
+					if diff > timeTol || diff < -timeTol {
+						t.Errorf("flow %d %s at %d, reference %d", i, c.what, c.got, c.want)
+					}
+				}
+			}
+			st := n.Stats()
+			if st.Started != uint64(len(sc.specs)) || st.Arrived != st.Started || n.InFlight() != 0 {
+				t.Errorf("stats %+v, in flight %d", st, n.InFlight())
+			}
+		})
+	}
+	t.Logf("largest difference from the reference times: %d ps", worst)
+}
+
+// timeTol is how far (in picoseconds) the network's times may be from the reference
+// simulation's: the two compute the same rates through different sums, so a rate can differ
+// in its last bits, and a completion rounded up to the picosecond can land one picosecond
+// apart; later flows inherit such differences through their remaining bytes.
+const timeTol = 4
+
+// TestDeterminism runs scenarios twice and compares the logs of callbacks and of the rates
+// after every recompute, byte for byte.
+func TestDeterminism(t *testing.T) {
+	scs := scenarios(t)
+	for _, sc := range []scenario{scs[0], scs[7], scs[len(scs)-1]} {
+		a, _ := runScenario(sc, nil)
+		b, _ := runScenario(sc, nil)
+		if len(a.log) != len(b.log) {
+			t.Fatalf("%s: logs of %d and %d lines", sc.name, len(a.log), len(b.log))
+		}
+		for i := range a.log {
+			if a.log[i] != b.log[i] {
+				t.Fatalf("%s: line %d differs:\n%s\n%s", sc.name, i, a.log[i], b.log[i])
+			}
+		}
+	}
+}

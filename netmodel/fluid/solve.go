@@ -1,0 +1,323 @@
+package fluid
+
+import (
+	"math"
+
+	"simd/engine"
+)
+
+// recompute brings the rates up to date after the changes of the current instant: it
+// water-fills the region the changes can affect, widens it where the max-min conditions fail
+// at its boundary, and applies the new rates. See the package documentation.
+func (n *Network) recompute() {
+	n.pending = false
+	n.stats.Recomputes++
+	n.nextEpoch()
+	n.region = n.region[:0]
+	n.rl = n.rl[:0]
+	for _, l := range n.dirty {
+		n.dirtyMark[l] = false
+		n.addSeed(l)
+	}
+	n.dirty = n.dirty[:0]
+	// The seeded flows will move first; the flows bottlenecked on their other links are the
+	// likely next ones (the slice expression stops at the seeds: addNeighbours appends).
+	for _, id := range n.region[:len(n.region):len(n.region)] {
+		if bn := n.hot[id].bn; bn >= 0 {
+			n.addNeighbours(id, bn)
+		}
+	}
+	if n.fullSolve {
+		for id := range n.hot {
+			if n.hot[id].state == stateActive && n.hot[id].hops > 0 {
+				n.addFlow(int32(id))
+			}
+		}
+	}
+	for {
+		n.solve()
+		if !n.widen() {
+			break
+		}
+	}
+	n.apply()
+	n.stats.RegionFlows += uint64(len(n.region))
+	n.stats.RegionLinks += uint64(len(n.rl))
+	n.stats.MaxRegion = max(n.stats.MaxRegion, len(n.region))
+	if checkInvariants {
+		if err := n.Check(); err != nil {
+			panic(err)
+		}
+	}
+	if n.afterRecompute != nil {
+		n.afterRecompute()
+	}
+}
+
+// nextEpoch starts a new region: every flow and link mark older than the epoch is outside.
+func (n *Network) nextEpoch() {
+	n.epoch++
+	if n.epoch == 0 { // wrapped: clear the marks once every 2^32 recomputes
+		for i := range n.hot {
+			n.hot[i].mark = 0
+		}
+		clear(n.lmark)
+		n.epoch = 1
+	}
+}
+
+// addSeed adds to the region the flows on link l, whose set of flows changed, that the change
+// affects first: the new ones (no bottleneck yet) and those bottlenecked at l. The others are
+// bottlenecked on links the change does not touch; if they must change too, widen finds out.
+func (n *Network) addSeed(l int32) {
+	for _, e := range n.on[l] {
+		if bn := n.hot[e.f].bn; bn < 0 || bn == l {
+			n.addFlow(e.f)
+		}
+	}
+}
+
+// addFlow adds flow id and the links of its path to the region, joins the parts of those
+// links and marks the joined part dirty.
+func (n *Network) addFlow(id int32) {
+	f := &n.hot[id]
+	if f.mark == n.epoch {
+		return
+	}
+	f.mark = n.epoch
+	f.ridx = int32(len(n.region))
+	n.region = append(n.region, id)
+	n.rNew = append(n.rNew[:f.ridx], 0)
+	n.rBn = append(n.rBn[:f.ridx], -1)
+	root := int32(-1)
+	for _, l := range n.arena[f.off : f.off+f.hops] {
+		if n.lmark[l] != n.epoch {
+			n.lmark[l] = n.epoch
+			i := int32(len(n.rl))
+			n.lidx[l] = i
+			n.rl = append(n.rl, rlink{link: l, parent: i})
+		}
+		r := n.find(n.lidx[l])
+		switch {
+		case root < 0:
+			root = r
+		case r < root:
+			n.rl[root].parent = r
+			root = r
+		case r > root:
+			n.rl[r].parent = root
+		}
+	}
+	n.rl[root].dirty = true
+}
+
+// addNeighbours adds, for every link m ≠ l of flow id's path, the flows bottlenecked at m:
+// the flows a change of id's rate is likely to move next.
+func (n *Network) addNeighbours(id, l int32) {
+	fh := &n.hot[id]
+	for _, m := range n.arena[fh.off : fh.off+fh.hops] {
+		if m != l {
+			n.addSeed(m)
+		}
+	}
+}
+
+// find returns the root of link i's part (with path halving).
+func (n *Network) find(i int32) int32 {
+	rl := n.rl
+	for rl[i].parent != i {
+		p := rl[rl[i].parent].parent
+		rl[i].parent = p
+		i = p
+	}
+	return i
+}
+
+// solve water-fills the dirty parts of the region: outside flows keep their rates, region
+// flows share what they leave (the residual capacities) max-min fairly. Progressive filling
+// with a heap of links keyed on residual/unfixed, ties broken by link id: the link with the
+// smallest fair share fixes its unfixed flows at that share, which comes off the residual of
+// their links.
+func (n *Network) solve() {
+	n.stats.Solves++
+	ep := n.epoch
+	for i := range n.rl {
+		n.rl[i].solve = n.rl[n.find(int32(i))].dirty
+	}
+	for i := range n.rl {
+		if n.rl[i].parent == int32(i) {
+			n.rl[i].dirty = false
+		}
+	}
+	unfixed := 0
+	for k, id := range n.region {
+		if n.rl[n.lidx[n.arena[n.hot[id].off]]].solve {
+			n.rNew[k], n.rBn[k] = 0, -1
+			unfixed++
+		}
+	}
+	n.heap = n.heap[:0]
+	for i := range n.rl {
+		r := &n.rl[i]
+		if !r.solve {
+			continue
+		}
+		var cnt, outCnt int32
+		outLoad, outMax, outBnMin := 0.0, 0.0, math.Inf(1)
+		for _, e := range n.on[r.link] {
+			f := &n.hot[e.f]
+			if f.mark == ep {
+				cnt++
+				continue
+			}
+			outCnt++
+			outLoad += f.rate
+			if f.rate > outMax {
+				outMax = f.rate
+			}
+			if f.bn == r.link && f.rate < outBnMin {
+				outBnMin = f.rate
+			}
+		}
+		resid := n.capa[r.link] - outLoad
+		if !(resid > 0) {
+			resid = 0
+		}
+		r.cnt, r.outCnt, r.frozen = cnt, outCnt, false
+		r.resid, r.level = resid, 0
+		r.outLoad, r.outMax, r.outBnMin = outLoad, outMax, outBnMin
+		r.regLoad, r.regMax = 0, 0
+		n.heap = append(n.heap, hent{resid / float64(cnt), r.link, int32(i)})
+	}
+	for i := len(n.heap)/2 - 1; i >= 0; i-- {
+		n.down(i)
+	}
+	n.stats.SolvedFlows += uint64(unfixed)
+	n.stats.SolvedLinks += uint64(len(n.heap))
+	for unfixed > 0 {
+		top := &n.heap[0]
+		r := &n.rl[top.i]
+		if r.cnt == 0 { // every flow of the link was fixed by other links
+			n.pop()
+			continue
+		}
+		// Keys are updated lazily: fixing a flow at level s ≤ share(q) never lowers the share
+		// of q, so a stored key is a lower bound of the true one, and the link at the top is
+		// the one with the smallest true share once its key is fresh.
+		s := r.resid / float64(r.cnt)
+		if s > top.share {
+			top.share = s
+			n.down(0)
+			continue
+		}
+		n.pop()
+		r.frozen, r.level = true, s
+		for _, e := range n.on[r.link] {
+			f := &n.hot[e.f]
+			if f.mark != ep || n.rBn[f.ridx] >= 0 {
+				continue
+			}
+			n.rNew[f.ridx], n.rBn[f.ridx] = s, r.link
+			unfixed--
+			for _, m := range n.arena[f.off : f.off+f.hops] {
+				q := &n.rl[n.lidx[m]]
+				q.regLoad += s
+				if s > q.regMax {
+					q.regMax = s
+				}
+				q.cnt--
+				if q.resid -= s; q.resid < 0 {
+					q.resid = 0
+				}
+			}
+		}
+	}
+}
+
+// widen checks the max-min conditions at the boundary of the parts just solved and adds the
+// flows of every link where one fails. It reports whether the region grew.
+//
+// Inside the region every flow has a bottleneck by construction (the link that fixed it is
+// saturated and no region flow on it is faster), and outside it the links the region does not
+// touch are unchanged. What can fail is on the touched links that carry outside flows:
+//   - a region flow fixed on the link is slower than an outside flow there;
+//   - an outside flow whose bottleneck is the link finds it no longer saturated, or finds a
+//     region flow there faster than itself.
+func (n *Network) widen() bool {
+	grew := false
+	m := len(n.rl)
+	for i := range m {
+		r := &n.rl[i]
+		if !r.solve || r.outCnt == 0 {
+			continue
+		}
+		// Flows outside the region that break a condition on the link: faster than its
+		// region flows' level (a), or bottlenecked here when it is no longer saturated (b) or
+		// slower than a region flow (c).
+		faster := math.Inf(1)
+		if r.frozen && r.level < r.outMax*(1-Tol) {
+			faster = r.level
+		}
+		slower, bnAll := -1.0, false
+		if !math.IsInf(r.outBnMin, 1) {
+			if r.outLoad+r.regLoad < n.capa[r.link]*(1-Tol) {
+				bnAll = true
+			} else if r.outBnMin < r.regMax*(1-Tol) {
+				slower = r.regMax
+			}
+		}
+		if math.IsInf(faster, 1) && slower < 0 && !bnAll {
+			continue
+		}
+		n.stats.Expansions++
+		l := r.link
+		ep := n.epoch
+		for _, e := range n.on[l] { // may grow n.rl: r is not used below
+			f := &n.hot[e.f]
+			if f.mark == ep {
+				continue
+			}
+			if f.rate*(1-Tol) > faster || (f.bn == l && (bnAll || f.rate < slower*(1-Tol))) {
+				n.addFlow(e.f)
+				grew = true
+				if f.bn == l {
+					n.addNeighbours(e.f, l)
+				}
+			}
+		}
+	}
+	return grew
+}
+
+// apply installs the rates of the final solve: every region flow whose rate changed has its
+// remaining bytes brought up to date and its "sent" timer moved.
+func (n *Network) apply() {
+	now := n.s.Now()
+	track := n.opt.TrackBottlenecks
+	for k, id := range n.region {
+		fh := &n.hot[id]
+		nr, bn := n.rNew[k], n.rBn[k]
+		if track && (nr != fh.rate || bn != fh.bn) {
+			n.closeSegment(id, now)
+		}
+		fh.bn = bn
+		if nr == fh.rate {
+			continue
+		}
+		f := &n.flows[id]
+		if dt := now - f.at; dt > 0 {
+			f.rem = max(f.rem-float64(fh.rate*float64(dt))/1e12, 0)
+		}
+		f.at, fh.rate = now, nr
+		n.stats.Rerated++
+		d := sendDelay(f.rem, nr)
+		if d >= engine.Never-now { // cannot finish (rate 0) or not within the range of Time
+			n.s.Cancel(f.timer)
+			f.timer = engine.Timer{}
+			continue
+		}
+		if !n.s.Reschedule(f.timer, now+d) {
+			f.timer = n.s.At(now+d, n.h, id, evSent)
+		}
+	}
+}
