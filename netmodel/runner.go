@@ -1,0 +1,317 @@
+package netmodel
+
+import (
+	"fmt"
+
+	"simd/ccl"
+	"simd/engine"
+	"simd/netmodel/fluid"
+	"simd/topo/route"
+)
+
+// Latency is the start delay of a flow once its parents have arrived at its sender: SimAI's
+// send latency, which differs inside a server and across servers.
+type Latency struct {
+	Intra, Inter engine.Time
+}
+
+// FlowRecord describes a flow that has arrived, for FCT logs and reports. Times are simulated.
+type FlowRecord struct {
+	Run                  RunID
+	Flow                 ccl.FlowID
+	Kind                 ccl.FlowKind
+	Src, Dst             int32 // nodes
+	Sport, Dport         uint16
+	Bytes                int64
+	Start, Sent, Arrived engine.Time
+	Path                 []int32 // directed links; valid during the call only
+}
+
+// Observer receives every flow that arrives, in arrival order.
+type Observer interface {
+	FlowDone(r *FlowRecord)
+}
+
+// BottleneckObserver receives, for a simulator built with TrackBottlenecks, the bytes each flow
+// sent while a link was its max-min bottleneck, as each such stretch ends. Run is rawRun (-1)
+// for raw flows.
+type BottleneckObserver interface {
+	FlowBottleneck(run RunID, flow ccl.FlowID, link int32, bytes float64)
+}
+
+// Options are the simulator's optional features.
+type Options struct {
+	// TrackBottlenecks reports to BottleneckObservers which link limited each flow's bytes
+	// (it costs a few float operations per re-rated flow).
+	TrackBottlenecks bool
+}
+
+// RunID names a DAG run of a Simulator.
+type RunID int32
+
+// DPort is the destination port of every flow, as SimAI's QPs (entry.h).
+const DPort = 100
+
+// Simulator runs collectives' flow DAGs over a fluid network: a flow is released once every one
+// of its parents has arrived at its sender, plus the send latency, routed by the fabric's
+// router with its own source port, and handed to the network; a run is done when its last flow
+// arrives. Many runs may be active at once and share the network.
+type Simulator struct {
+	s   *engine.Scheduler
+	fab *Fabric
+	net *fluid.Network
+	hid engine.HandlerID
+
+	runs     []dagRun
+	freeRuns []RunID // finished runs' slots, reused so memory follows the runs in progress
+	obs      []Observer
+	bobs     []BottleneckObserver
+	err      error
+
+	// Per in-flight flow, indexed by the network's FlowID slot.
+	inflight []inflightFlow
+
+	sports  map[uint64]uint16 // next source port per (src, dst) node pair
+	pathBuf []int32
+	kids    []ccl.FlowID
+	parents []ccl.FlowID
+
+	flows   uint64
+	records FlowRecord
+	raw     []RawFlow
+}
+
+// RawFlow is a point-to-point transfer that belongs to no collective, as a flow file lists them.
+type RawFlow struct {
+	Src, Dst int32 // nodes
+	Bytes    int64
+	DPort    uint16
+	Start    engine.Time
+}
+
+// rawRun marks raw flows in event targets and flow tags.
+const rawRun RunID = -1
+
+// StartRaw schedules raw flows at their start times (which must not be in the past). Each gets
+// the next source port of its node pair; its FlowRecord has Run -1 and Flow its index in flows.
+func (m *Simulator) StartRaw(flows []RawFlow) {
+	base := len(m.raw)
+	m.raw = append(m.raw, flows...)
+	for i, f := range flows {
+		m.s.At(f.Start, m.hid, int32(rawRun), int64(base+i))
+	}
+}
+
+type inflightFlow struct {
+	start, sent  engine.Time
+	src, dst     int32
+	sport, dport uint16
+}
+
+type dagRun struct {
+	dag       ccl.DAG
+	coll      *ccl.Collective
+	lat       Latency
+	pending   map[ccl.FlowID]int32 // parents arrived so far, for flows with several
+	remaining int
+	done      func()
+}
+
+// NewSimulator builds the network over fab's graph; flows are scheduled on s.
+func NewSimulator(s *engine.Scheduler, fab *Fabric, opt Options) *Simulator {
+	m := &Simulator{s: s, fab: fab, sports: map[uint64]uint16{}}
+	m.net = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks})
+	m.hid = s.Register(m)
+	return m
+}
+
+// ObserveBottlenecks adds an observer of bottleneck bytes (see Options.TrackBottlenecks).
+func (m *Simulator) ObserveBottlenecks(o BottleneckObserver) { m.bobs = append(m.bobs, o) }
+
+// FlowBottleneck implements fluid.BottleneckObserver.
+func (m *Simulator) FlowBottleneck(f fluid.FlowID, link int32, bytes float64, now engine.Time) {
+	tag := m.net.Tag(f)
+	for _, o := range m.bobs {
+		o.FlowBottleneck(RunID(tag>>32), ccl.FlowID(uint32(tag)), link, bytes)
+	}
+}
+
+// Network is the fluid network the flows run on.
+func (m *Simulator) Network() *fluid.Network { return m.net }
+
+// Observe adds an observer of arriving flows.
+func (m *Simulator) Observe(o Observer) { m.obs = append(m.obs, o) }
+
+// Err is the first error met while running (a flow that cannot be routed); the scheduler is
+// stopped when it happens.
+func (m *Simulator) Err() error { return m.err }
+
+// Flows is the number of flows started so far.
+func (m *Simulator) Flows() uint64 { return m.flows }
+
+// Run starts DAG d now; done is called (from an engine event) when its last flow has arrived.
+// The run's id is reused once it is done.
+func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
+	run := dagRun{dag: d, coll: d.Collective(), lat: lat, remaining: d.NumFlows(), done: done}
+	var id RunID
+	if n := len(m.freeRuns); n > 0 {
+		id = m.freeRuns[n-1]
+		m.freeRuns = m.freeRuns[:n-1]
+		m.runs[id] = run
+	} else {
+		id = RunID(len(m.runs))
+		m.runs = append(m.runs, run)
+	}
+	r := &m.runs[id]
+	if r.remaining == 0 {
+		m.s.AtFunc(m.s.Now(), func() { m.finishRun(id) })
+		return id
+	}
+	if rl, ok := d.(interface {
+		Roots(buf []ccl.FlowID) []ccl.FlowID
+	}); ok {
+		for _, f := range rl.Roots(nil) {
+			m.release(id, f)
+		}
+		return id
+	}
+	for f := range d.NumFlows() {
+		m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
+		if len(m.parents) == 0 {
+			m.release(id, ccl.FlowID(f))
+		}
+	}
+	return id
+}
+
+// Runs is the number of runs in progress.
+func (m *Simulator) Runs() int { return len(m.runs) - len(m.freeRuns) }
+
+func (m *Simulator) finishRun(id RunID) {
+	done := m.runs[id].done
+	m.runs[id] = dagRun{}
+	m.freeRuns = append(m.freeRuns, id)
+	if done != nil {
+		done()
+	}
+}
+
+// release schedules flow f of run id to start after the send latency.
+func (m *Simulator) release(id RunID, f ccl.FlowID) {
+	r := &m.runs[id]
+	fl := r.dag.Flow(f)
+	lat := r.lat.Inter
+	if m.server(r.coll, fl.Src) == m.server(r.coll, fl.Dst) {
+		lat = r.lat.Intra
+	}
+	m.s.After(lat, m.hid, int32(id), int64(f))
+}
+
+func (m *Simulator) server(c *ccl.Collective, endpoint int32) int {
+	if int(endpoint) >= c.TotalGPUs {
+		return int(endpoint) - c.TotalGPUs
+	}
+	return int(endpoint) / c.GPUsPerServer
+}
+
+// HandleEvent starts a released flow.
+func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
+	if RunID(ev.Target) == rawRun {
+		rf := m.raw[ev.Arg]
+		if err := m.startPath(rf.Src, rf.Dst, rf.DPort, rf.Bytes, int64(rawRun)<<32|ev.Arg); err != nil && m.err == nil {
+			m.err = fmt.Errorf("flow %d (node %d → %d): %w", ev.Arg, rf.Src, rf.Dst, err)
+			s.Stop()
+		}
+		return
+	}
+	id, f := RunID(ev.Target), ccl.FlowID(ev.Arg)
+	r := &m.runs[id]
+	fl := r.dag.Flow(f)
+	src, err := m.fab.Node(fl.Src)
+	if err == nil {
+		var dst int32
+		dst, err = m.fab.Node(fl.Dst)
+		if err == nil {
+			err = m.start(id, f, fl, src, dst)
+		}
+	}
+	if err != nil && m.err == nil {
+		m.err = fmt.Errorf("flow %d (%s, %d → %d): %w", f, fl.Kind, fl.Src, fl.Dst, err)
+		s.Stop()
+	}
+}
+
+func (m *Simulator) start(id RunID, f ccl.FlowID, fl ccl.Flow, src, dst int32) error {
+	return m.startPath(src, dst, DPort, fl.Bytes, int64(id)<<32|int64(f))
+}
+
+// startPath routes a flow with the next source port of its node pair and hands it to the
+// network.
+func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int64) error {
+	key := uint64(uint32(src))<<32 | uint64(uint32(dst))
+	n := m.sports[key]
+	m.sports[key] = n + 1
+	sport := route.QPSport(int(n))
+	path, err := m.fab.Router.Route(m.pathBuf, src, dst, sport, dport)
+	if err != nil {
+		return err
+	}
+	m.pathBuf = path
+	delay := m.fab.Graph.Stats(path).Delay
+	nf := m.net.Start(path, bytes, delay, tag)
+	for int(nf) >= len(m.inflight) {
+		m.inflight = append(m.inflight, inflightFlow{})
+	}
+	m.inflight[nf] = inflightFlow{start: m.s.Now(), src: src, dst: dst, sport: sport, dport: dport}
+	m.flows++
+	return nil
+}
+
+// FlowSent implements fluid.Observer.
+func (m *Simulator) FlowSent(f fluid.FlowID, now engine.Time) { m.inflight[f].sent = now }
+
+// FlowArrived implements fluid.Observer: report the flow, then release the children whose
+// parents have now all arrived.
+func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
+	tag := m.net.Tag(nf)
+	id, f := RunID(tag>>32), ccl.FlowID(uint32(tag))
+	if len(m.obs) > 0 {
+		in := &m.inflight[nf]
+		rec := &m.records
+		*rec = FlowRecord{Run: id, Flow: f, Src: in.src, Dst: in.dst, Sport: in.sport, Dport: in.dport,
+			Bytes: m.net.Bytes(nf), Start: in.start, Sent: in.sent, Arrived: now, Path: m.net.Path(nf)}
+		if id != rawRun {
+			rec.Kind = m.runs[id].dag.Flow(f).Kind
+		}
+		for _, o := range m.obs {
+			o.FlowDone(rec)
+		}
+	}
+	if id == rawRun {
+		return
+	}
+	r := &m.runs[id]
+	m.kids = r.dag.Children(f, m.kids[:0])
+	for _, c := range m.kids {
+		m.parents = r.dag.Parents(c, m.parents[:0])
+		if np := len(m.parents); np > 1 {
+			if r.pending == nil {
+				r.pending = map[ccl.FlowID]int32{}
+			}
+			got := r.pending[c] + 1
+			if got < int32(np) {
+				r.pending[c] = got
+				continue
+			}
+			delete(r.pending, c)
+		}
+		m.release(id, c)
+	}
+	r.remaining--
+	if r.remaining == 0 {
+		m.finishRun(id)
+	}
+}
+
+// Fabric is the fabric the simulator routes over.
+func (m *Simulator) Fabric() *Fabric { return m.fab }
