@@ -34,49 +34,82 @@ type cluster struct {
 	gpus, gpusPerServer, nicsPerServer int
 	nvlink, nic                        float32 // GB/s
 	gpuType                            string
-	fabric                             string // the topology the figures came from
+	fabric                             string         // the topology the figures came from
+	topology                           *topo.Topology // -n's, or the default fabric
 }
 
-func runAnalytical(o *options, log *zap.Logger, stdout io.Writer) error {
-	ov, err := overlaps(o)
-	if err != nil {
-		return err
+// session is what every mode needs: the inputs read and checked, the cluster settled, the
+// layout and the analytical cost model.
+type session struct {
+	o      *options
+	log    *zap.Logger
+	stdout io.Writer
+	ov     workloads.Overlap
+	conf   configs.SimAIConf
+	w      *workloads.Workload
+	wname  string
+	cl     cluster
+	layout ccl.Layout
+	cost   workloads.CostModel
+	ppGBps float32
+	prefix string // the result prefix (-r or derived)
+}
+
+func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error) {
+	s := &session{o: o, log: log, stdout: stdout}
+	var err error
+	if s.ov, err = overlaps(o); err != nil {
+		return nil, err
 	}
 	if o.lang != "en" && o.lang != "ja" {
-		return badInputf("-l %q: expected en or ja", o.lang)
+		return nil, badInputf("-l %q: expected en or ja", o.lang)
 	}
-	if _, err := loadConf(o, log); err != nil {
-		return err
+	if s.conf, err = loadConf(o, log); err != nil {
+		return nil, err
 	}
-	w, wname, err := loadWorkload(o, log, stdout)
+	if s.w, s.wname, err = loadWorkload(o, log, stdout); err != nil {
+		return nil, err
+	}
+	if s.cl, err = resolveCluster(o, s.w, log); err != nil {
+		return nil, err
+	}
+	s.layout = s.w.Layout(s.cl.gpus, s.cl.gpusPerServer)
+	if err := s.layout.Validate(); err != nil {
+		return nil, badInputf("%s on %d GPUs: %v", s.wname, s.cl.gpus, err)
+	}
+	if s.cost, s.ppGBps, err = costModel(o, s.layout, s.cl); err != nil {
+		return nil, err
+	}
+	s.prefix = resultPrefix(o, s.wname, s.cl.gpusPerServer, s.cl.nic, float32(o.dpo))
+	return s, nil
+}
+
+// fileName is the report's "File name" field: the prefix after its last '/'.
+func (s *session) fileName() string { return s.prefix[strings.LastIndex(s.prefix, "/")+1:] }
+
+// analyticalReport runs the compute-only iteration and prices it as SimAI_analytical.
+func (s *session) analyticalReport() (*workloads.AnalyticalReport, error) {
+	runRes, err := workloads.NewRunner(s.w, s.layout, engine.NewScheduler(), nil).Run()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cl, err := resolveCluster(o, w, log)
-	if err != nil {
-		return err
-	}
-	layout := w.Layout(cl.gpus, cl.gpusPerServer)
-	if err := layout.Validate(); err != nil {
-		return badInputf("%s on %d GPUs: %v", wname, cl.gpus, err)
-	}
-	cost, ppGBps, err := costModel(o, layout, cl)
-	if err != nil {
-		return err
-	}
-	runRes, err := workloads.NewRunner(w, layout, engine.NewScheduler(), nil).Run()
-	if err != nil {
-		return err
-	}
-	prefix := resultPrefix(o, wname, cl.gpusPerServer, cl.nic, float32(o.dpo))
-	rep, err := workloads.AnalyticalEndToEnd(w, runRes, cost, workloads.AnalyticalOptions{
-		Layout: layout, Overlap: ov, PipelineGBps: ppGBps, FileName: prefix[strings.LastIndex(prefix, "/")+1:],
+	rep, err := workloads.AnalyticalEndToEnd(s.w, runRes, s.cost, workloads.AnalyticalOptions{
+		Layout: s.layout, Overlap: s.ov, PipelineGBps: s.ppGBps, FileName: s.fileName(),
 	})
 	if err != nil {
-		return badInput(err)
+		return nil, badInput(err)
 	}
-	base := filepath.Join(o.outDir, o.resultFolder, prefix)
-	if strings.HasSuffix(prefix, "/") {
+	return rep, nil
+}
+
+func runAnalytical(s *session) error {
+	o := s.o
+	rep, err := s.analyticalReport()
+	if err != nil {
+		return err
+	}
+	base := filepath.Join(o.outDir, o.resultFolder, s.prefix)
+	if strings.HasSuffix(s.prefix, "/") {
 		base += string(filepath.Separator)
 	}
 	csvPath := base + "EndToEnd.csv"
@@ -90,12 +123,12 @@ func runAnalytical(o *options, log *zap.Logger, stdout io.Writer) error {
 	written := []string{csvPath}
 	if o.visual != 0 {
 		chartPath := base + "chart.html"
-		if err := writeFileAtomic(chartPath, func(f *os.File) error { return writeChart(f, rep, o.lang) }); err != nil {
+		if err := writeFileAtomic(chartPath, func(f *os.File) error { return writeChart(f, rep.FileName, rep.Summary, o.lang) }); err != nil {
 			return err
 		}
 		written = append(written, chartPath)
 	}
-	printSummary(stdout, wname, w, layout, cl, rep, written)
+	printSummary(s.stdout, s.wname, s.w, s.layout, s.cl, rep, written)
 	return nil
 }
 
@@ -190,7 +223,7 @@ func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (cluster
 			return cl, badInputf("%s: %v", o.topology, err)
 		}
 		haveTopo = true
-		cl.fabric = o.topology
+		cl.fabric, cl.topology = o.topology, t
 	}
 	switch {
 	case o.set["g"]:
@@ -224,6 +257,7 @@ func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (cluster
 	}
 	if !haveTopo {
 		t, err := topo.DefaultFabric(cl.gpus, cl.gpusPerServer)
+		cl.topology = t
 		if err != nil {
 			return cl, badInputf("building the default fabric for %d GPUs, %d per server: %v", cl.gpus, cl.gpusPerServer, err)
 		}

@@ -16,12 +16,11 @@ var chartLabels = map[string][]string{
 
 // writeChart writes SimAI_analytical's chart.html (-v): a pie chart of the time breakdown, in µs
 // (SimAI's page says ns, but its numbers are µs).
-func writeChart(w io.Writer, rep *workloads.AnalyticalReport, lang string) error {
-	s := rep.Summary
+func writeChart(w io.Writer, fileName string, s workloads.EndToEndSummary, lang string) error {
 	values := []float64{s.DPComm, s.DPEPComm, s.TPComm, s.EPComm, s.Compute, s.Bubble, float64(s.PPComm)}
 	labels, _ := json.Marshal(chartLabels[lang])
 	data, _ := json.Marshal(values)
-	title, _ := json.Marshal(rep.FileName)
+	title, _ := json.Marshal(fileName)
 	_, err := fmt.Fprintf(w, `<!DOCTYPE html>
 <html>
 <head>

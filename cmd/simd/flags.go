@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -24,6 +25,13 @@ type options struct {
 	busbw                          string
 	logLevel                       string
 	allowShortWorkload             bool
+	// Event mode.
+	flows      string
+	nvls, pxn  bool
+	algoPolicy string
+	forceAlgo  string
+	sendLatNs  int64
+	chunks     int
 
 	set map[string]bool // canonical names of the flags given explicitly
 }
@@ -77,7 +85,8 @@ type group struct {
 
 func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
-	*o = options{mode: "analytical", outDir: "results", ppo: 1, logLevel: "info", lang: "en"}
+	*o = options{mode: "event", outDir: "results", ppo: 1, logLevel: "info", lang: "en", algoPolicy: "simccl", sendLatNs: -1,
+		nvls: os.Getenv("AS_NVLS_ENABLE") == "1", pxn: os.Getenv("AS_PXN_ENABLE") == "1"}
 	str := func(p *string) func(string, string) {
 		return func(n, u string) { fs.StringVar(p, n, *p, u) }
 	}
@@ -86,6 +95,9 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	}
 	val := func(v flag.Value) func(string, string) {
 		return func(n, u string) { fs.Var(v, n, u) }
+	}
+	boolean := func(p *bool) func(string, string) {
+		return func(n, u string) { fs.BoolVar(p, n, *p, u) }
 	}
 	groups := []group{
 		{"Inputs", []flagSpec{
@@ -97,9 +109,9 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 				func(n, u string) { fs.BoolVar(&o.allowShortWorkload, n, false, u) }},
 		}},
 		{"Mode and outputs", []flagSpec{
-			{[]string{"mode"}, "MODE", "analytical (SimAI_analytical's closed-form model); event and compare are not built yet", "analytical", str(&o.mode)},
-			{[]string{"o"}, "DIR", "output folder", "results", str(&o.outDir)},
-			{[]string{"r", "result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv", "derived from the workload file name, as SimAI_analytical", str(&o.result)},
+			{[]string{"mode"}, "MODE", "event (every flow over the fabric, max-min fair sharing), analytical (SimAI_analytical's closed-form model) or compare (both, side by side in compare.csv)", "event", str(&o.mode)},
+			{[]string{"o"}, "DIR", "output folder; in the event mode every output (EndToEnd.csv, summary.json, fct.txt, ...) goes here under its standard name and SimAI.conf's *_OUTPUT_FILE keys only switch outputs on or off", "results (event mode without -o and with -c: the paths SimAI.conf gives)", str(&o.outDir)},
+			{[]string{"r", "result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv (in the event mode every output gets it)", "analytical mode: derived from the workload file name, as SimAI_analytical; event mode: none", str(&o.result)},
 			{[]string{"r_f", "result_folder"}, "FOLDER", "folder inside DIR for the outputs", "", str(&o.resultFolder)},
 			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown", "0", num(&o.visual)},
 			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
@@ -113,6 +125,15 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"n_p_s", "nic_per_server"}, "N", "NICs per server", "the topology's, else GPUs per server", num(&o.nicsPerServer)},
 			{[]string{"nic_t", "nic_type"}, "TYPE", "cx6 (23.5 GB/s), cx7 or bf3 (48.5 GB/s); used when -nic is not given", "cx7 without a NIC in the topology", str(&o.nicType)},
 			{[]string{"g_type", "gpu_type"}, "TYPE", "A100, A800, H100, H800 or H20; gives -nv (240, 160, 370.8, 164.8, 370.8) when -nv is not given", "the topology's", str(&o.gpuType)},
+		}},
+		{"Event mode", []flagSpec{
+			{[]string{"flows"}, "FILE", "run a flow file (ns-3/HPCC format: a count, then \"src dst pg dport size start_s\" per flow) instead of a workload", "", str(&o.flows)},
+			{[]string{"nvls"}, "", "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", "from AS_NVLS_ENABLE", boolean(&o.nvls)},
+			{[]string{"pxn"}, "", "PXN relays for rings and all-to-alls across servers (SimAI's AS_PXN_ENABLE=1)", "from AS_PXN_ENABLE", boolean(&o.pxn)},
+			{[]string{"algo-policy"}, "POLICY", "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", "simccl", str(&o.algoPolicy)},
+			{[]string{"force-algo"}, "LIST", "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", "", str(&o.forceAlgo)},
+			{[]string{"send-lat"}, "NS", "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", "SimAI's per-algorithm table, in ns", func(n, u string) { fs.Int64Var(&o.sendLatNs, n, -1, u) }},
+			{[]string{"chunks"}, "N", "chunks per channel of tree, NVLS and NVLS-Tree collectives (0: their default)", "0", num(&o.chunks)},
 		}},
 		{"Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", []flagSpec{
 			{[]string{"dp_o", "dp_overlap"}, "R", "DP and DP_EP", "0", val(&o.dpo)},
@@ -137,7 +158,8 @@ func usage(w io.Writer, groups []group) {
 	fmt.Fprint(w, `simd — a fast network simulator for AI training clusters that reads SimAI's files.
 
 Usage:
-  simd [-w WORKLOAD] [-n TOPO] [-c SimAI.conf] [-mode analytical] [-o DIR] [-r PREFIX] [flags]
+  simd [-w WORKLOAD] [-n TOPO] [-c SimAI.conf] [-mode event|analytical|compare] [-o DIR] [-r PREFIX] [flags]
+  simd -flows FLOWFILE -n TOPO [-c SimAI.conf] [-o DIR]
 
 With no flags simd runs a shipped example and prints where the results are.
 

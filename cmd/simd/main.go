@@ -72,11 +72,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simd: -log-level: %v\n", err)
 		return exitBadInput
 	}
-	switch o.mode {
-	case "analytical":
-		err = runAnalytical(o, log, stdout)
-	case "event", "compare":
-		err = badInputf("-mode %s: the event mode is not built yet; use -mode analytical", o.mode)
+	switch {
+	case o.flows != "":
+		err = runFlowFile(o, log, stdout)
+	case o.mode == "analytical" || o.mode == "event" || o.mode == "compare":
+		var s *session
+		if s, err = newSession(o, log, stdout); err == nil {
+			switch o.mode {
+			case "analytical":
+				err = runAnalytical(s)
+			case "event":
+				err = runEvent(s)
+			default:
+				err = runCompare(s)
+			}
+		}
 	default:
 		err = badInputf("-mode %q: expected analytical, event or compare", o.mode)
 	}

@@ -53,18 +53,38 @@ func listFiles(t *testing.T, dir string) []string {
 	return out
 }
 
+// With no flags simd runs the shipped example in the event mode. The event numbers follow from
+// the model: each 16 MiB or 64 MiB ring all-reduce on one server is 14 steps of 6 µs send
+// latency (SimAI's default) + the step's bytes over a 2880 Gbps NVLink port + two 25 ns hops,
+// plus 1 ns of update time: 166.257 and 410.925 µs; with 1112.004 µs of compute, 1689 µs.
 func TestNoFlagsRunsTheExample(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := runCLI(t, dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "results/microAllReduce-EndToEnd.csv") {
-		t.Errorf("stdout does not say where the results are:\n%s", out)
+	for _, f := range []string{"EndToEnd.csv", "summary.json", "fct.txt", "pfc.txt"} {
+		if !strings.Contains(out, "results/"+f) {
+			t.Errorf("stdout does not say where %s is:\n%s", f, out)
+		}
 	}
-	csv := readFile(t, filepath.Join(dir, "results", "microAllReduce-EndToEnd.csv"))
-	if !strings.Contains(csv, "380 (25.46%)") || !strings.Contains(csv, ", 1492\n") {
+	csv := readFile(t, filepath.Join(dir, "results", "EndToEnd.csv"))
+	if !strings.Contains(csv, "577 (34.17%)") || !strings.Contains(csv, ", 1689\n") ||
+		!strings.Contains(csv, ",166.256922,") || !strings.Contains(csv, ",410.924646,") {
 		t.Errorf("report:\n%s", csv)
+	}
+	// 2 collectives of 8 channels × 8 ranks × 14 steps.
+	if n := strings.Count(readFile(t, filepath.Join(dir, "results", "fct.txt")), "\n"); n != 2*8*8*14 {
+		t.Errorf("fct.txt has %d lines", n)
+	}
+	// The analytical mode on the same example gives SimAI_analytical's numbers.
+	code, _, errOut = runCLI(t, dir, "-mode", "analytical")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	csv = readFile(t, filepath.Join(dir, "results", "microAllReduce-EndToEnd.csv"))
+	if !strings.Contains(csv, "380 (25.46%)") || !strings.Contains(csv, ", 1492\n") {
+		t.Errorf("analytical report:\n%s", csv)
 	}
 }
 
@@ -100,7 +120,7 @@ const micro = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1
 func TestSimAIFlags(t *testing.T) {
 	dir := t.TempDir()
 	w := writeFile(t, dir, "micro.txt", micro)
-	code, _, errOut := runCLI(t, dir, "--workload", w, "--gpus", "8", "-g", "16", "--gpus-per-server", "8",
+	code, _, errOut := runCLI(t, dir, "-mode", "analytical", "--workload", w, "--gpus", "8", "-g", "16", "--gpus-per-server", "8",
 		"--nvlink", "360", "--nic_busbw", "48.5", "--nic_per_server", "8", "-r", "run-", "-r_f", "sub", "-v", "1", "-l", "ja")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -121,7 +141,7 @@ func TestTopologySuppliesTheCluster(t *testing.T) {
 	dir := t.TempDir()
 	w := writeFile(t, dir, "micro.txt", strings.Replace(micro, "all_gpus: 8", "all_gpus: 16", 1))
 	tp := mustAbs(t, "../../topo/testdata/Spectrum-X_8g_8gps_400Gbps_H100")
-	code, out, errOut := runCLI(t, dir, "-w", w, "-n", tp, "-r", "t-")
+	code, out, errOut := runCLI(t, dir, "-mode", "analytical", "-w", w, "-n", tp, "-r", "t-")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -132,7 +152,7 @@ func TestTopologySuppliesTheCluster(t *testing.T) {
 		t.Errorf("no warning that all_gpus differs:\n%s", errOut)
 	}
 	// A flag overrides the topology.
-	code, out, _ = runCLI(t, dir, "-w", w, "-n", tp, "-nv", "240", "-r", "t-")
+	code, out, _ = runCLI(t, dir, "-mode", "analytical", "-w", w, "-n", tp, "-nv", "240", "-r", "t-")
 	if code != 0 || !strings.Contains(out, "NVLink 240 GB/s") {
 		t.Errorf("exit %d, stdout:\n%s", code, out)
 	}
@@ -206,7 +226,7 @@ func TestBadInput(t *testing.T) {
 		{"overlap out of range", []string{"-w", good, "-dp_o", "1.5"}, []string{"-dp_o"}},
 		{"unknown flag", []string{"-bogus"}, []string{"bogus"}},
 		{"NaN bandwidth", []string{"-w", good, "-nv", "NaN"}, []string{"-nv"}},
-		{"event mode", []string{"-mode", "event"}, []string{"not built yet"}},
+		{"unknown mode", []string{"-mode", "packet"}, []string{"-mode"}},
 		{"unknown gpu type", []string{"-w", good, "-g_type", "B200"}, []string{"-g_type"}},
 		{"layout", []string{"-w", good, "-g", "12"}, []string{"not a multiple"}},
 		{"zero NICs", []string{"-w", good, "-g", "16", "-n_p_s", "0"}, []string{"-n_p_s"}},
@@ -241,7 +261,7 @@ func TestDeterministic(t *testing.T) {
 	var outs []string
 	for range 2 {
 		dir := t.TempDir()
-		if code, _, errOut := runCLI(t, dir, "-w", "example:workload_analytical.txt", "-v", "1"); code != 0 {
+		if code, _, errOut := runCLI(t, dir, "-mode", "analytical", "-w", "example:workload_analytical.txt", "-v", "1"); code != 0 {
 			t.Fatal(errOut)
 		}
 		outs = append(outs, readFile(t, filepath.Join(dir, "results", "workload_analytical-EndToEnd.csv"))+

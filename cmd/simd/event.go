@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"simd/ccl"
+	"simd/ccl/algo"
+	"simd/engine"
+	"simd/netmodel"
+	"simd/workloads"
+)
+
+// The event mode runs the training iteration on the engine with every collective decomposed
+// into flows (ccl/algo) that cross the fabric in the fluid network model (netmodel). This file
+// only wires them together and writes the outputs.
+
+// collectiveRecord is one collective of the run, for summary.json and compare.csv.
+type collectiveRecord struct {
+	Layer      int     `json:"layer"`
+	Name       string  `json:"name"`
+	Phase      string  `json:"phase"`
+	Op         string  `json:"op"`
+	Group      string  `json:"group"`
+	Groups     int     `json:"groups"`
+	GroupSize  int     `json:"group_size"`
+	Algorithm  string  `json:"algorithm"`
+	Bytes      uint64  `json:"bytes"`
+	StartUs    float64 `json:"start_us"`
+	EndUs      float64 `json:"end_us"`
+	Flows      int64   `json:"flows"`
+	bottleneck map[int32]float64
+}
+
+// collectiveNetwork is the workload runner's Network in the event mode: every group of the
+// collective's kind runs its DAG at once, and the collective is done when the last one is.
+type collectiveNetwork struct {
+	s       *engine.Scheduler
+	sim     *netmodel.Simulator
+	sel     *algo.Selector
+	w       *workloads.Workload
+	layout  ccl.Layout
+	total   int
+	chunks  int
+	latency func(algo.Choice) netmodel.Latency
+	records []collectiveRecord
+	runRec  []int // collective record of each simulator run
+}
+
+func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
+	plans, err := n.sel.Plan(n.layout, n.total, c.Op, c.Group, int64(c.Bytes), n.chunks)
+	if err != nil {
+		return err
+	}
+	idx := len(n.records)
+	rec := collectiveRecord{
+		Layer: c.Layer, Name: n.w.Layers[c.Layer].Name, Phase: c.Phase.String(), Op: c.Op.String(), Group: c.Group.String(),
+		Groups: len(plans), GroupSize: c.GroupSize, Bytes: c.Bytes, StartUs: n.s.Now().Microseconds(),
+	}
+	var names []string
+	for _, p := range plans {
+		rec.Flows += int64(p.DAG.NumFlows())
+		if a := string(p.Choice.Algorithm); !containsString(names, a) {
+			names = append(names, a)
+		}
+	}
+	rec.Algorithm = strings.Join(names, "+")
+	n.records = append(n.records, rec)
+	left := len(plans)
+	finish := func() {
+		n.records[idx].EndUs = n.s.Now().Microseconds()
+		done()
+	}
+	if left == 0 {
+		n.s.AtFunc(n.s.Now(), finish)
+		return nil
+	}
+	for _, p := range plans {
+		id := n.sim.Run(p.DAG, n.latency(p.Choice), func() {
+			if left--; left == 0 {
+				finish()
+			}
+		})
+		for int(id) >= len(n.runRec) {
+			n.runRec = append(n.runRec, 0)
+		}
+		n.runRec[id] = idx
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// bottleneckTally charges the bytes of each collective's flows to the links that were their
+// max-min bottleneck while they were sent, for compare.csv's "bottleneck links" column.
+type bottleneckTally struct{ n *collectiveNetwork }
+
+func (b bottleneckTally) FlowBottleneck(run netmodel.RunID, _ ccl.FlowID, link int32, bytes float64) {
+	if run < 0 || int(run) >= len(b.n.runRec) {
+		return
+	}
+	rec := &b.n.records[b.n.runRec[run]]
+	if rec.bottleneck == nil {
+		rec.bottleneck = map[int32]float64{}
+	}
+	rec.bottleneck[link] += bytes
+}
+
+// sendLatency is -send-lat (ns), else SimAI's AS_SEND_LAT (µs, as SimAI's code reads it), else
+// SimAI's per-algorithm table in ns.
+func (s *session) sendLatency() (func(algo.Choice) netmodel.Latency, error) {
+	fixed := engine.Time(-1)
+	if s.o.sendLatNs >= 0 {
+		fixed = engine.Time(s.o.sendLatNs) * engine.Nanosecond
+	} else if v, ok := os.LookupEnv("AS_SEND_LAT"); ok {
+		us, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || us < 0 {
+			return nil, badInputf("AS_SEND_LAT=%q: expected a whole number of microseconds", v)
+		}
+		fixed = engine.Time(us) * engine.Microsecond
+	}
+	if fixed >= 0 {
+		return func(algo.Choice) netmodel.Latency { return netmodel.Latency{Intra: fixed, Inter: fixed} }, nil
+	}
+	return func(c algo.Choice) netmodel.Latency {
+		return netmodel.Latency{
+			Intra: engine.Time(c.SendLatencyNs(true)) * engine.Nanosecond,
+			Inter: engine.Time(c.SendLatencyNs(false)) * engine.Nanosecond,
+		}
+	}, nil
+}
+
+// selector builds the algorithm selector from the flags.
+func (s *session) selector() (*algo.Selector, error) {
+	force, err := algo.ParseForce(s.o.forceAlgo)
+	if err != nil {
+		return nil, badInputf("-force-algo: %v", err)
+	}
+	sel, err := algo.NewSelector(algo.Options{Policy: algo.Policy(s.o.algoPolicy), GPUType: s.cl.gpuType, NVLS: s.o.nvls, PXN: s.o.pxn, Force: force})
+	if err != nil {
+		return nil, badInputf("-algo-policy: %v", err)
+	}
+	return sel, nil
+}
+
+// eventRun is one simulated iteration and what it produced.
+type eventRun struct {
+	res     *workloads.RunResult
+	net     *collectiveNetwork
+	sim     *netmodel.Simulator
+	events  uint64
+	wall    time.Duration
+	outputs []string
+}
+
+// simulate runs the iteration in the event mode, writing the FCT log where outputs says.
+func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
+	if s.cl.topology.NumGPUs() < s.layout.GPUs {
+		return nil, badInputf("the workload runs on %d GPUs but the topology (%s) has %d", s.layout.GPUs, s.cl.fabric, s.cl.topology.NumGPUs())
+	}
+	fab, err := netmodel.NewFabric(s.cl.topology)
+	if err != nil {
+		return nil, badInputf("%s: %v", s.cl.fabric, err)
+	}
+	sel, err := s.selector()
+	if err != nil {
+		return nil, err
+	}
+	lat, err := s.sendLatency()
+	if err != nil {
+		return nil, err
+	}
+	sched := engine.NewScheduler()
+	sim := netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally})
+	net := &collectiveNetwork{s: sched, sim: sim, sel: sel, w: s.w, layout: s.layout, total: fab.TotalGPUs(), chunks: s.o.chunks, latency: lat}
+	if tally {
+		sim.ObserveBottlenecks(bottleneckTally{net})
+	}
+	fct, err := out.open("FCT_OUTPUT_FILE", "fct.txt")
+	if err != nil {
+		return nil, err
+	}
+	defer fct.abort()
+	var fctLog *netmodel.FCTLog
+	if fct != nil {
+		fctLog = netmodel.NewFCTLog(fct.f, fab, s.conf.PacketPayloadSize)
+		sim.Observe(fctLog)
+	}
+	began := time.Now()
+	res, err := workloads.NewRunner(s.w, s.layout, sched, net).Run()
+	wall := time.Since(began)
+	if err == nil {
+		err = sim.Err()
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := &eventRun{res: res, net: net, sim: sim, events: sched.Processed(), wall: wall}
+	if fct != nil {
+		if err := fctLog.Flush(); err != nil {
+			return nil, err
+		}
+		path, err := fct.commit()
+		if err != nil {
+			return nil, err
+		}
+		r.outputs = append(r.outputs, path)
+	}
+	if pfc, err := out.open("PFC_OUTPUT_FILE", "pfc.txt"); err != nil {
+		return nil, err
+	} else if pfc != nil {
+		// Congestion control is off, so no PFC frame is ever sent: the log is empty.
+		path, err := pfc.commit()
+		if err != nil {
+			return nil, err
+		}
+		r.outputs = append(r.outputs, path)
+	}
+	return r, nil
+}
+
+func runEvent(s *session) error {
+	out := s.eventOutputs()
+	if err := out.check(); err != nil {
+		return err
+	}
+	r, err := s.simulate(out, false)
+	if err != nil {
+		return err
+	}
+	rep, err := workloads.EventEndToEnd(s.w, r.res, workloads.AnalyticalOptions{Layout: s.layout, Overlap: s.ov, PipelineGBps: s.ppGBps, FileName: s.fileName()})
+	if err != nil {
+		return badInput(err)
+	}
+	var csv bytes.Buffer
+	if err := rep.WriteCSV(&csv); err != nil {
+		return err
+	}
+	path, err := out.write("EndToEnd.csv", csv.Bytes())
+	if err != nil {
+		return err
+	}
+	files := append(r.outputs, path)
+	if path, err = s.writeSummaryJSON(out, r); err != nil {
+		return err
+	}
+	files = append(files, path)
+	if s.o.visual != 0 {
+		var b bytes.Buffer
+		if err := writeChart(&b, rep.FileName, rep.Summary, s.o.lang); err != nil {
+			return err
+		}
+		if path, err = out.write("chart.html", b.Bytes()); err != nil {
+			return err
+		}
+		files = append(files, path)
+	}
+	sm := rep.Summary
+	f0 := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	fmt.Fprintf(s.stdout, "simd event: %s, %d layers, %s\n", s.wname, len(s.w.Layers), s.w.Header.Policy)
+	fmt.Fprintf(s.stdout, "  cluster: %d GPUs, %d per server, TP %d PP %d EP %d DP %d on %s\n",
+		s.layout.GPUs, s.layout.GPUsPerServer, s.layout.TP, s.layout.PP, s.layout.EP, s.layout.DP(), s.cl.fabric)
+	fmt.Fprintf(s.stdout, "  iteration: %s us = compute %s + exposed comm %s + bubble %s + PP comm %d\n",
+		f0(sm.Total), f0(sm.Compute), f0(sm.Exposed), f0(sm.Bubble), sm.PPComm)
+	fmt.Fprintf(s.stdout, "  exposed comm by group (us): TP %s, DP %s, DP_EP %s, EP %s\n", f0(sm.TPComm), f0(sm.DPComm), f0(sm.DPEPComm), f0(sm.EPComm))
+	fmt.Fprintf(s.stdout, "  simulated %d flows, %d events in %.2f s\n", r.sim.Flows(), r.events, r.wall.Seconds())
+	for _, p := range files {
+		fmt.Fprintf(s.stdout, "results: %s\n", p)
+	}
+	s.log.Debug("event run", zap.Uint64("flows", r.sim.Flows()), zap.Uint64("events", r.events))
+	return nil
+}
+
+// writeSummaryJSON writes summary.json: every collective (group, algorithm, bytes, start, end,
+// flows) and the run's totals. wall_clock_seconds is the one field that differs between two runs
+// of the same inputs.
+func (s *session) writeSummaryJSON(out *eventOutputs, r *eventRun) (string, error) {
+	mode := "event"
+	if s.o.flows != "" {
+		mode = "flows"
+	}
+	summary := struct {
+		Mode        string             `json:"mode"`
+		Workload    string             `json:"workload"`
+		Topology    string             `json:"topology"`
+		GPUs        int                `json:"gpus"`
+		Collectives []collectiveRecord `json:"collectives"`
+		Run         struct {
+			EndUs            float64 `json:"end_us"`
+			Events           uint64  `json:"events"`
+			Flows            uint64  `json:"flows"`
+			WallClockSeconds float64 `json:"wall_clock_seconds"`
+		} `json:"run"`
+	}{Mode: mode, Workload: s.wname, Topology: s.cl.fabric, GPUs: s.layout.GPUs, Collectives: r.net.records}
+	summary.Run.EndUs = r.res.End.Microseconds()
+	summary.Run.Events = r.events
+	summary.Run.Flows = r.sim.Flows()
+	summary.Run.WallClockSeconds = r.wall.Seconds()
+	if summary.Collectives == nil {
+		summary.Collectives = []collectiveRecord{}
+	}
+	data, err := json.MarshalIndent(summary, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return out.write("summary.json", append(data, '\n'))
+}
+
+// eventOutputs decides where the event mode's files go (see -o in simd -h): with -o every file
+// goes into the output folder under its standard name and SimAI.conf's *_OUTPUT_FILE keys only
+// switch outputs on or off; without -o the paths a user's SimAI.conf gives are used as they are,
+// and the rest goes to results/. With the shipped SimAI.conf, whose paths are SimAI's
+// /etc/astra-sim ones, everything goes to the output folder.
+type eventOutputs struct {
+	dir         string
+	prefix      string
+	confPaths   bool
+	conf        map[string]string // key → path as given
+	confPresent map[string]bool
+}
+
+func (s *session) eventOutputs() *eventOutputs {
+	o := s.o
+	out := &eventOutputs{dir: filepath.Join(o.outDir, o.resultFolder), confPaths: !o.set["o"] && o.conf != "",
+		conf: map[string]string{}, confPresent: s.conf.Present}
+	if o.set["r"] {
+		out.prefix = o.result
+	}
+	out.conf["FCT_OUTPUT_FILE"] = s.conf.FCTOutputFile
+	out.conf["PFC_OUTPUT_FILE"] = s.conf.PFCOutputFile
+	return out
+}
+
+// check refuses, before anything is simulated, a SimAI.conf output path whose folder does not
+// exist.
+func (out *eventOutputs) check() error {
+	if !out.confPaths {
+		return nil
+	}
+	for _, key := range []string{"FCT_OUTPUT_FILE", "PFC_OUTPUT_FILE"} {
+		if !out.confPresent[key] {
+			continue
+		}
+		dir := filepath.Dir(out.conf[key])
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return badInputf("SimAI.conf %s %s: the folder %s does not exist (create it, or give -o DIR to write every output there)", key, out.conf[key], dir)
+		}
+	}
+	return nil
+}
+
+// path is where an output goes.
+func (out *eventOutputs) path(key, std string) string {
+	if out.confPaths && key != "" {
+		return out.conf[key]
+	}
+	return filepath.Join(out.dir, out.prefix+std)
+}
+
+// write writes a whole output atomically.
+func (out *eventOutputs) write(std string, data []byte) (string, error) {
+	p := out.path("", std)
+	return p, writeFileAtomic(p, func(f *os.File) error { _, err := f.Write(data); return err })
+}
+
+// streamFile is an output written while the simulation runs, under a temporary name until
+// commit.
+type streamFile struct {
+	f    *os.File
+	path string
+}
+
+// open starts a streamed output if its SimAI.conf key switches it on; nil if it is off.
+func (out *eventOutputs) open(key, std string) (*streamFile, error) {
+	if !out.confPresent[key] {
+		return nil, nil
+	}
+	p := out.path(key, std)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("creating the folder of %s: %w", p, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", p, err)
+	}
+	return &streamFile{f: f, path: p}, nil
+}
+
+func (sf *streamFile) commit() (string, error) {
+	name := sf.f.Name()
+	if err := sf.f.Chmod(0o644); err != nil {
+		return "", err
+	}
+	if err := sf.f.Close(); err != nil {
+		return "", fmt.Errorf("writing %s: %w", sf.path, err)
+	}
+	sf.f = nil
+	if err := os.Rename(name, sf.path); err != nil {
+		os.Remove(name)
+		return "", fmt.Errorf("writing %s: %w", sf.path, err)
+	}
+	return sf.path, nil
+}
+
+// abort removes an output that was not committed.
+func (sf *streamFile) abort() {
+	if sf == nil || sf.f == nil {
+		return
+	}
+	sf.f.Close()
+	os.Remove(sf.f.Name())
+}

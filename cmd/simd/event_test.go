@@ -1,0 +1,151 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var wallClock = regexp.MustCompile(`"wall_clock_seconds": [0-9.e+-]+`)
+
+// Two event runs of the same inputs write the same bytes, but for summary.json's wall clock.
+func TestEventDeterministic(t *testing.T) {
+	var outs [2]string
+	for i := range outs {
+		dir := t.TempDir()
+		if code, _, errOut := runCLI(t, dir, "-o", "out", "-w", "example:microAllReduce.txt", "-g", "16", "-v", "1"); code != 0 {
+			t.Fatal(errOut)
+		}
+		for _, f := range []string{"EndToEnd.csv", "fct.txt", "pfc.txt", "summary.json", "chart.html"} {
+			outs[i] += f + "\n" + readFile(t, filepath.Join(dir, "out", f))
+		}
+		outs[i] = wallClock.ReplaceAllString(outs[i], "")
+	}
+	if outs[0] != outs[1] {
+		t.Error("two runs wrote different files")
+	}
+}
+
+// -send-lat sets every flow's start latency in ns; AS_SEND_LAT does it in µs, as SimAI reads it.
+// Without latency the 16 MiB all-reduce of the example is 14 steps of 2 MiB over a 2880 Gbps
+// port plus two 25 ns hops: 14 × (5.825 + 0.050) µs = 82.256 µs (+1 ns of update time).
+func TestSendLatency(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, dir, "-send-lat", "0", "-o", "out"); code != 0 {
+		t.Fatal(errOut)
+	}
+	csv := readFile(t, filepath.Join(dir, "out", "EndToEnd.csv"))
+	if !strings.Contains(csv, ",82.256922,") {
+		t.Errorf("with no send latency:\n%s", csv)
+	}
+	t.Setenv("AS_SEND_LAT", "6")
+	dir = t.TempDir()
+	if code, _, errOut := runCLI(t, dir, "-o", "out"); code != 0 {
+		t.Fatal(errOut)
+	}
+	// 6 µs is also the default (SimAI's table falls back to 6000 ns for the legacy protocol).
+	if csv := readFile(t, filepath.Join(dir, "out", "EndToEnd.csv")); !strings.Contains(csv, ",166.256922,") {
+		t.Errorf("AS_SEND_LAT=6:\n%s", csv)
+	}
+	t.Setenv("AS_SEND_LAT", "six")
+	if code, _, errOut := runCLI(t, t.TempDir()); code != 2 || !strings.Contains(errOut, "AS_SEND_LAT") {
+		t.Errorf("AS_SEND_LAT=six: exit %d, %s", code, errOut)
+	}
+}
+
+// Where outputs go: with -o everything in the folder under standard names, the SimAI.conf keys
+// only switching outputs on; without -o a user's SimAI.conf paths are used as they are, and a
+// missing folder is refused before anything runs.
+func TestEventOutputs(t *testing.T) {
+	dir := t.TempDir()
+	fctDir := filepath.Join(dir, "sim")
+	if err := os.Mkdir(fctDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	withFCT := writeFile(t, dir, "with.conf", "CC_MODE 0\nFCT_OUTPUT_FILE "+filepath.Join(fctDir, "my_fct.txt")+"\n")
+	without := writeFile(t, dir, "without.conf", "CC_MODE 0\n")
+	missing := writeFile(t, dir, "missing.conf", "FCT_OUTPUT_FILE /nonexistent-simd-dir/fct.txt\n")
+
+	if code, _, errOut := runCLI(t, dir, "-c", withFCT); code != 0 {
+		t.Fatal(errOut)
+	}
+	if _, err := os.Stat(filepath.Join(fctDir, "my_fct.txt")); err != nil {
+		t.Errorf("the conf's FCT path was not used: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "results", "EndToEnd.csv")); err != nil {
+		t.Errorf("EndToEnd.csv not in results/: %v", err)
+	}
+
+	if code, _, errOut := runCLI(t, dir, "-c", withFCT, "-o", "o1"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o1", "fct.txt")); err != nil {
+		t.Errorf("-o did not take fct.txt: %v", err)
+	}
+
+	if code, _, errOut := runCLI(t, dir, "-c", without, "-o", "o2"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if files := listFiles(t, filepath.Join(dir, "o2")); strings.Join(files, " ") != "EndToEnd.csv summary.json" {
+		t.Errorf("without FCT/PFC keys: %v", files)
+	}
+
+	code, _, errOut := runCLI(t, dir, "-c", missing)
+	if code != 2 || !strings.Contains(errOut, "/nonexistent-simd-dir") {
+		t.Errorf("missing folder: exit %d, %s", code, errOut)
+	}
+}
+
+// -mode compare writes compare.csv with both times, their ratio and the bottleneck links.
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, dir, "-mode", "compare", "-o", "out")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	csv := strings.Split(readFile(t, filepath.Join(dir, "out", "compare.csv")), "\n")
+	if csv[0] != "layer,name,phase,op,group,bytes,analytical_us,event_us,event/analytical,bottleneck_links" {
+		t.Fatalf("header %q", csv[0])
+	}
+	if !strings.HasPrefix(csv[1], "0,embedding_layer,fwd,allreduce,TP,16777216,75.954,166.256,2.189,") || !strings.Contains(csv[1], "nvs8->gpu") {
+		t.Errorf("row %q", csv[1])
+	}
+	for _, f := range []string{"compare.csv", "EndToEnd.csv", "analytical-EndToEnd.csv", "summary.json"} {
+		if !strings.Contains(out, filepath.Join("out", f)) {
+			t.Errorf("stdout lacks %s:\n%s", f, out)
+		}
+	}
+}
+
+// -flows runs an ns-3 flow file: two flows into GPU 9 share its 400 Gbps NIC link and take
+// 1 MB·8/200 Gbps + two 500 ns hops = 41 µs; the NVLink flow takes 1 MB·8/2880 Gbps + 50 ns.
+func TestFlowFile(t *testing.T) {
+	dir := t.TempDir()
+	flows := writeFile(t, dir, "flow.txt", "3\n0 1 3 100 1000000 0.000001\n0 9 3 100 1000000 0.000001\n2 9 3 100 1000000 0.000001\n")
+	tp := mustAbs(t, "../../topo/testdata/DCN+SingleToR_16g_8gps_400Gbps_H100")
+	code, out, errOut := runCLI(t, dir, "-flows", flows, "-n", tp, "-o", "out")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	fct := readFile(t, filepath.Join(dir, "out", "fct.txt"))
+	want := "0b000001 0b000101 10000 100 1000000 1000 2827 2943\n" +
+		"0b000001 0b000901 10000 100 1000000 1000 41000 22476\n" +
+		"0b000201 0b000901 10000 100 1000000 1000 41000 22476\n"
+	if fct != want {
+		t.Errorf("fct.txt:\n%s\nwant:\n%s", fct, want)
+	}
+	if !strings.Contains(out, "3 flows, the last arriving at 42.000 us") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"-flows", flows},
+		{"-flows", flows, "-n", tp, "-w", "x.txt"},
+		{"-flows", writeFile(t, dir, "bad.txt", "1\n0 99 3 100 10 0\n"), "-n", tp},
+	} {
+		if code, _, _ := runCLI(t, dir, args...); code != 2 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+	}
+}

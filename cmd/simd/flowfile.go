@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"go.uber.org/zap"
+
+	"simd/engine"
+	"simd/netmodel"
+	"simd/topo"
+	"simd/workloads"
+)
+
+// runFlowFile is simd -flows FILE -n TOPO [-c SimAI.conf]: the flows of an ns-3/HPCC flow file
+// over the fabric, without a workload, for network studies; it writes fct.txt (and pfc.txt,
+// summary.json) as the event mode does.
+func runFlowFile(o *options, log *zap.Logger, stdout io.Writer) error {
+	if o.workload != "" {
+		return badInputf("-flows and -w are alternatives: give one")
+	}
+	if o.topology == "" {
+		return badInputf("-flows needs a topology (-n TOPO): the flow file names its nodes")
+	}
+	conf, err := loadConf(o, log)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(o.topology)
+	if err != nil {
+		return badInputf("-n: %v", err)
+	}
+	t, err := topo.Parse(f, o.topology)
+	f.Close()
+	if err != nil {
+		return badInput(err)
+	}
+	ff, err := os.Open(o.flows)
+	if err != nil {
+		return badInputf("-flows: %v", err)
+	}
+	flows, err := workloads.ParseFlowFile(ff, o.flows)
+	ff.Close()
+	if err != nil {
+		return badInput(err)
+	}
+	raw := make([]netmodel.RawFlow, len(flows))
+	for i, fl := range flows {
+		for _, id := range []int32{fl.Src, fl.Dst} {
+			if int(id) >= t.NumNodes() || t.Kind(id) == topo.Switch {
+				return badInputf("%s:%d: node %d is not a GPU or NVSwitch of %s", o.flows, fl.Line, id, o.topology)
+			}
+		}
+		raw[i] = netmodel.RawFlow{Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, DPort: fl.DPort, Start: fl.Start}
+	}
+	fab, err := netmodel.NewFabric(t)
+	if err != nil {
+		return badInputf("%s: %v", o.topology, err)
+	}
+	s := &session{o: o, log: log, stdout: stdout, conf: conf}
+	out := s.eventOutputs()
+	if err := out.check(); err != nil {
+		return err
+	}
+	sched := engine.NewScheduler()
+	sim := netmodel.NewSimulator(sched, fab, netmodel.Options{})
+	fct, err := out.open("FCT_OUTPUT_FILE", "fct.txt")
+	if err != nil {
+		return err
+	}
+	defer fct.abort()
+	var fctLog *netmodel.FCTLog
+	if fct != nil {
+		fctLog = netmodel.NewFCTLog(fct.f, fab, conf.PacketPayloadSize)
+		sim.Observe(fctLog)
+	}
+	var last engine.Time
+	sim.Observe(lastArrival{&last})
+	sim.StartRaw(raw)
+	began := time.Now()
+	sched.Run()
+	wall := time.Since(began)
+	if err := sim.Err(); err != nil {
+		return err
+	}
+	var files []string
+	if fct != nil {
+		if err := fctLog.Flush(); err != nil {
+			return err
+		}
+		p, err := fct.commit()
+		if err != nil {
+			return err
+		}
+		files = append(files, p)
+	}
+	r := &eventRun{res: &workloads.RunResult{End: last}, net: &collectiveNetwork{}, sim: sim, events: sched.Processed(), wall: wall}
+	s.wname, s.cl.fabric = o.flows, o.topology
+	s.layout.GPUs = t.NumGPUs()
+	p, err := s.writeSummaryJSON(out, r)
+	if err != nil {
+		return err
+	}
+	files = append(files, p)
+	fmt.Fprintf(stdout, "simd flows: %s on %s: %d flows, the last arriving at %.3f us; %d events in %.2f s\n",
+		o.flows, o.topology, len(raw), last.Microseconds(), sched.Processed(), wall.Seconds())
+	for _, p := range files {
+		fmt.Fprintf(stdout, "results: %s\n", p)
+	}
+	return nil
+}
+
+// lastArrival keeps the time the last flow arrived.
+type lastArrival struct{ t *engine.Time }
+
+func (l lastArrival) FlowDone(r *netmodel.FlowRecord) { *l.t = max(*l.t, r.Arrived) }
