@@ -114,6 +114,13 @@ type DAG interface {
 	Children(id FlowID, buf []FlowID) []FlowID
 }
 
+// SingleParentDAG is implemented by DAGs in which no flow has more than one parent (rings): a
+// runner can then release a child as soon as its one parent arrives, without counting.
+type SingleParentDAG interface {
+	DAG
+	SingleParent() bool
+}
+
 // FlowDAG is a DAG stored as flat slices: the flows, and their parents and children in
 // compressed sparse rows.
 type FlowDAG struct {

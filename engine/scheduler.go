@@ -54,6 +54,8 @@ type Scheduler struct {
 	processed uint64
 	running   bool
 	stopped   bool
+	// deferred are the AtInstantEnd requests of the current instant, in request order.
+	deferred []Event
 }
 
 // NewScheduler returns an empty scheduler with the clock at 0.
@@ -204,14 +206,42 @@ func (s *Scheduler) run(limit Time) (n uint64, stopped bool) {
 	s.running = true
 	s.stopped = false
 	defer s.endRun()
-	for !s.stopped && len(s.q.heap) > root && s.q.heap[root].at <= limit {
-		ev := s.q.pop()
+	for !s.stopped {
+		var ev Event
+		switch {
+		case len(s.q.heap) > root && s.q.heap[root].at == s.now && s.now <= limit:
+			ev = s.q.pop()
+		case len(s.deferred) > 0:
+			// Every event of this instant has run: the end-of-instant requests go next, before
+			// the clock moves on.
+			ev = s.deferred[0]
+			copy(s.deferred, s.deferred[1:])
+			s.deferred = s.deferred[:len(s.deferred)-1]
+		case len(s.q.heap) > root && s.q.heap[root].at <= limit:
+			ev = s.q.pop()
+		default:
+			return n, s.stopped
+		}
 		s.now = ev.At
 		s.processed++
 		n++
 		s.handlers[ev.Handler].HandleEvent(s, ev)
 	}
 	return n, s.stopped
+}
+
+// AtInstantEnd asks for an event for handler h at the current time that runs after every event
+// of this instant — those already queued and those they schedule for now — and before the clock
+// moves on. Components that collect the changes of an instant and act on them once (the network
+// model's rate recomputation) use it instead of an event at Now(), which could run before other
+// changes of the same instant. Requests run in the order they were made; each request is one
+// event. It cannot be cancelled.
+func (s *Scheduler) AtInstantEnd(h HandlerID, target int32, arg int64) {
+	s.init()
+	if h == funcHandler || int(h) >= len(s.handlers) {
+		panic("engine: AtInstantEnd for an unregistered handler")
+	}
+	s.deferred = append(s.deferred, Event{At: s.now, Handler: h, Target: target, Arg: arg})
 }
 
 // endRun resets the run state; deferred so that a panicking handler does not leave the

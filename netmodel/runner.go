@@ -71,10 +71,18 @@ type Simulator struct {
 	// Per in-flight flow, indexed by the network's FlowID slot.
 	inflight []inflightFlow
 
-	sports  map[uint64]uint16 // next source port per (src, dst) node pair
-	pathBuf []int32
-	kids    []ccl.FlowID
-	parents []ccl.FlowID
+	// released holds the flows waiting out their send latency, so that a flow is described once;
+	// the release event's Arg is its slot.
+	released     []releasedFlow
+	freeReleased []int32
+
+	// pairs holds, per (src, dst) node pair, the next source port and, for pairs with a single
+	// path (inside a server, on one rail: their route does not depend on the ports), the path.
+	pairs     map[uint64]pairState
+	pathArena []int32
+	pathBuf   []int32
+	kids      []ccl.FlowID
+	parents   []ccl.FlowID
 
 	flows   uint64
 	records FlowRecord
@@ -102,6 +110,19 @@ func (m *Simulator) StartRaw(flows []RawFlow) {
 	}
 }
 
+type pairState struct {
+	qps    uint32 // flows started between the pair: the next QP's index
+	off, n int32  // the path in pathArena; n < 0: several equal-cost paths, route every flow
+	delay  engine.Time
+	known  bool // the path count has been looked up
+}
+
+type releasedFlow struct {
+	run  RunID
+	id   ccl.FlowID
+	flow ccl.Flow
+}
+
 type inflightFlow struct {
 	start, sent  engine.Time
 	src, dst     int32
@@ -110,6 +131,7 @@ type inflightFlow struct {
 
 type dagRun struct {
 	dag       ccl.DAG
+	single    bool // no flow has two parents: release children without counting
 	coll      *ccl.Collective
 	lat       Latency
 	pending   map[ccl.FlowID]int32 // parents arrived so far, for flows with several
@@ -119,8 +141,8 @@ type dagRun struct {
 
 // NewSimulator builds the network over fab's graph; flows are scheduled on s.
 func NewSimulator(s *engine.Scheduler, fab *Fabric, opt Options) *Simulator {
-	m := &Simulator{s: s, fab: fab, sports: map[uint64]uint16{}}
-	m.net = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks})
+	m := &Simulator{s: s, fab: fab, pairs: map[uint64]pairState{}}
+	m.net = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true})
 	m.hid = s.Register(m)
 	return m
 }
@@ -153,6 +175,9 @@ func (m *Simulator) Flows() uint64 { return m.flows }
 // The run's id is reused once it is done.
 func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 	run := dagRun{dag: d, coll: d.Collective(), lat: lat, remaining: d.NumFlows(), done: done}
+	if sp, ok := d.(ccl.SingleParentDAG); ok && sp.SingleParent() {
+		run.single = true
+	}
 	var id RunID
 	if n := len(m.freeRuns); n > 0 {
 		id = m.freeRuns[n-1]
@@ -164,21 +189,21 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 	}
 	r := &m.runs[id]
 	if r.remaining == 0 {
-		m.s.AtFunc(m.s.Now(), func() { m.finishRun(id) })
+		m.s.AtFunc(m.s.Now(), func() { m.finishRun(id, m.s.Now()) })
 		return id
 	}
 	if rl, ok := d.(interface {
 		Roots(buf []ccl.FlowID) []ccl.FlowID
 	}); ok {
 		for _, f := range rl.Roots(nil) {
-			m.release(id, f)
+			m.release(id, f, m.s.Now())
 		}
 		return id
 	}
 	for f := range d.NumFlows() {
 		m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
 		if len(m.parents) == 0 {
-			m.release(id, ccl.FlowID(f))
+			m.release(id, ccl.FlowID(f), m.s.Now())
 		}
 	}
 	return id
@@ -187,25 +212,46 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 // Runs is the number of runs in progress.
 func (m *Simulator) Runs() int { return len(m.runs) - len(m.freeRuns) }
 
-func (m *Simulator) finishRun(id RunID) {
+// finishRun frees run id's slot and calls its done function at time at (now or later).
+func (m *Simulator) finishRun(id RunID, at engine.Time) {
 	done := m.runs[id].done
 	m.runs[id] = dagRun{}
 	m.freeRuns = append(m.freeRuns, id)
-	if done != nil {
-		done()
+	if done == nil {
+		return
 	}
+	if at > m.s.Now() {
+		m.s.AtFunc(at, done)
+		return
+	}
+	done()
 }
 
-// release schedules flow f of run id to start after the send latency.
-func (m *Simulator) release(id RunID, f ccl.FlowID) {
+// release schedules flow f of run id to start after the send latency, counted from when its
+// last parent arrives (at, which may be later than now: arrivals are reported when a flow is
+// sent).
+func (m *Simulator) release(id RunID, f ccl.FlowID, at engine.Time) {
 	r := &m.runs[id]
 	fl := r.dag.Flow(f)
 	lat := r.lat.Inter
 	if m.server(r.coll, fl.Src) == m.server(r.coll, fl.Dst) {
 		lat = r.lat.Intra
 	}
-	m.s.After(lat, m.hid, int32(id), int64(f))
+	var slot int32
+	if n := len(m.freeReleased); n > 0 {
+		slot = m.freeReleased[n-1]
+		m.freeReleased = m.freeReleased[:n-1]
+	} else {
+		slot = int32(len(m.released))
+		m.released = append(m.released, releasedFlow{})
+	}
+	m.released[slot] = releasedFlow{run: id, id: f, flow: fl}
+	m.s.At(at+lat, m.hid, releaseTarget, int64(slot))
 }
+
+// releaseTarget marks release events (their Arg is a slot of Simulator.released); raw flows'
+// events carry rawRun.
+const releaseTarget int32 = 0
 
 func (m *Simulator) server(c *ccl.Collective, endpoint int32) int {
 	if int(endpoint) >= c.TotalGPUs {
@@ -224,9 +270,9 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		}
 		return
 	}
-	id, f := RunID(ev.Target), ccl.FlowID(ev.Arg)
-	r := &m.runs[id]
-	fl := r.dag.Flow(f)
+	rel := m.released[ev.Arg]
+	m.freeReleased = append(m.freeReleased, int32(ev.Arg))
+	id, f, fl := rel.run, rel.id, rel.flow
 	src, err := m.fab.Node(fl.Src)
 	if err == nil {
 		var dst int32
@@ -249,15 +295,14 @@ func (m *Simulator) start(id RunID, f ccl.FlowID, fl ccl.Flow, src, dst int32) e
 // network.
 func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int64) error {
 	key := uint64(uint32(src))<<32 | uint64(uint32(dst))
-	n := m.sports[key]
-	m.sports[key] = n + 1
-	sport := route.QPSport(int(n))
-	path, err := m.fab.Router.Route(m.pathBuf, src, dst, sport, dport)
+	ps := m.pairs[key]
+	sport := route.QPSport(int(ps.qps))
+	ps.qps++
+	path, delay, err := m.route(&ps, src, dst, sport, dport)
+	m.pairs[key] = ps
 	if err != nil {
 		return err
 	}
-	m.pathBuf = path
-	delay := m.fab.Graph.Stats(path).Delay
 	nf := m.net.Start(path, bytes, delay, tag)
 	for int(nf) >= len(m.inflight) {
 		m.inflight = append(m.inflight, inflightFlow{})
@@ -267,11 +312,34 @@ func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int
 	return nil
 }
 
+// route is the path and propagation delay of a flow: cached for pairs with a single path,
+// routed hop by hop with the flow's ports otherwise.
+func (m *Simulator) route(ps *pairState, src, dst int32, sport, dport uint16) ([]int32, engine.Time, error) {
+	if ps.known && ps.n >= 0 {
+		return m.pathArena[ps.off : ps.off+ps.n], ps.delay, nil
+	}
+	path, err := m.fab.Router.Route(m.pathBuf, src, dst, sport, dport)
+	if err != nil {
+		return nil, 0, err
+	}
+	m.pathBuf = path
+	delay := m.fab.Graph.Stats(path).Delay
+	if !ps.known {
+		ps.known, ps.n = true, -1
+		if c, err := m.fab.Router.CountPaths(src, dst); err == nil && c == 1 {
+			ps.off, ps.n, ps.delay = int32(len(m.pathArena)), int32(len(path)), delay
+			m.pathArena = append(m.pathArena, path...)
+		}
+	}
+	return path, delay, nil
+}
+
 // FlowSent implements fluid.Observer.
 func (m *Simulator) FlowSent(f fluid.FlowID, now engine.Time) { m.inflight[f].sent = now }
 
 // FlowArrived implements fluid.Observer: report the flow, then release the children whose
-// parents have now all arrived.
+// parents have now all arrived. The network reports an arrival when the flow is sent, with the
+// arrival time as now; everything that follows is scheduled from that time.
 func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 	tag := m.net.Tag(nf)
 	id, f := RunID(tag>>32), ccl.FlowID(uint32(tag))
@@ -293,6 +361,10 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 	r := &m.runs[id]
 	m.kids = r.dag.Children(f, m.kids[:0])
 	for _, c := range m.kids {
+		if r.single {
+			m.release(id, c, now)
+			continue
+		}
 		m.parents = r.dag.Parents(c, m.parents[:0])
 		if np := len(m.parents); np > 1 {
 			if r.pending == nil {
@@ -305,11 +377,11 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 			}
 			delete(r.pending, c)
 		}
-		m.release(id, c)
+		m.release(id, c, now)
 	}
 	r.remaining--
 	if r.remaining == 0 {
-		m.finishRun(id)
+		m.finishRun(id, now)
 	}
 }
 

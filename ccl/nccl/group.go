@@ -63,6 +63,20 @@ func (g *geometry) rotated(k, rot, i int) int {
 }
 
 func mod(a, m int) int {
+	// The ring's arguments are almost always within one period of the range: avoid the
+	// division then (it is the most frequent arithmetic of the ring DAG on the hot path).
+	switch {
+	case a >= m:
+		if a -= m; a < m {
+			return a
+		}
+	case a < 0:
+		if a += m; a >= 0 {
+			return a
+		}
+	default:
+		return a
+	}
 	a %= m
 	if a < 0 {
 		a += m

@@ -340,6 +340,9 @@ func (d *ringDAG) parent(id ccl.FlowID) int64 {
 	return d.into(c, p, s-1)
 }
 
+// SingleParent implements ccl.SingleParentDAG: every ring flow has at most one parent.
+func (d *ringDAG) SingleParent() bool { return true }
+
 // Parents implements ccl.DAG: every ring flow has at most one parent.
 func (d *ringDAG) Parents(id ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID {
 	if p := d.parent(id); p >= 0 {

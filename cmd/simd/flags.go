@@ -32,6 +32,8 @@ type options struct {
 	forceAlgo  string
 	sendLatNs  int64
 	chunks     int
+	// Profiling.
+	cpuProfile, memProfile string
 
 	set map[string]bool // canonical names of the flags given explicitly
 }
@@ -116,6 +118,8 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown", "0", num(&o.visual)},
 			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
 			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
+			{[]string{"cpuprofile"}, "FILE", "write a CPU profile of the run (go tool pprof reads it)", "", str(&o.cpuProfile)},
+			{[]string{"memprofile"}, "FILE", "write a heap profile at the end of the run", "", str(&o.memProfile)},
 		}},
 		{"Cluster (SimAI_analytical's flags, same meaning)", []flagSpec{
 			{[]string{"g", "gpus"}, "N", "number of GPUs (if repeated, the first counts)", "the topology's, else the workload's all_gpus", val(&o.gpus)},

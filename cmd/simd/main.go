@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/pprof"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -72,6 +74,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simd: -log-level: %v\n", err)
 		return exitBadInput
 	}
+	stopProfile, err := startProfiles(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "simd: %v\n", err)
+		return exitFailure
+	}
+	defer stopProfile()
 	switch {
 	case o.flows != "":
 		err = runFlowFile(o, log, stdout)
@@ -114,4 +122,34 @@ func newLogger(level string, w io.Writer) (*zap.Logger, error) {
 		ConsoleSeparator: " ",
 	})
 	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(w), lvl)), nil
+}
+
+// startProfiles starts -cpuprofile and returns the function that ends it and writes
+// -memprofile.
+func startProfiles(o *options) (func(), error) {
+	var cpu *os.File
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return nil, fmt.Errorf("-cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("-cpuprofile: %w", err)
+		}
+		cpu = f
+	}
+	return func() {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			cpu.Close()
+		}
+		if o.memProfile != "" {
+			if f, err := os.Create(o.memProfile); err == nil {
+				runtime.GC()
+				pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
+	}, nil
 }

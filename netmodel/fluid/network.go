@@ -14,8 +14,9 @@ import (
 type FlowID int32
 
 // Observer gets the network's flow events. Both calls come from engine events, at the event's
-// time (the scheduler's Now). They may call Start; a flow started from a callback joins the
-// batch of the current instant.
+// time (the scheduler's Now) — except FlowArrived with Options.ArrivalAtSend, which comes at
+// the send time with the (later) arrival time. They may call Start; a flow started from a
+// callback joins the batch of the current instant.
 type Observer interface {
 	FlowSent(f FlowID, now engine.Time)    // the last byte left the sender
 	FlowArrived(f FlowID, now engine.Time) // the last byte reached the receiver; the slot is freed after this returns
@@ -39,6 +40,12 @@ type Options struct {
 	// Observer implements BottleneckObserver, per flow segment. It costs a few float
 	// operations per re-rated flow.
 	TrackBottlenecks bool
+	// ArrivalAtSend reports each arrival when the flow is sent, with the arrival time (the
+	// send time plus the path's delay) as FlowArrived's time, instead of from an engine event
+	// at that time: nothing changes in the network when a flow arrives, so an observer that
+	// schedules what follows for the given time (the DAG runner) saves one event per flow.
+	// FlowArrived then comes right after FlowSent, from the send event.
+	ArrivalAtSend bool
 }
 
 // Tol is the relative tolerance of every floating-point comparison of rates and loads: a link
@@ -189,7 +196,7 @@ func (h handler) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 	case evSent:
 		n.sent(ev.Target)
 	case evArrive:
-		n.arrive(ev.Target)
+		n.arrive(ev.Target, ev.At)
 	case evRecompute:
 		n.recompute()
 	}
@@ -318,11 +325,13 @@ func (n *Network) markDirty(l int32) {
 	}
 }
 
-// wake queues the recompute of the current instant unless one is already queued.
+// wake asks for the recompute of the current instant unless it is already asked for. It runs at
+// the end of the instant (engine.AtInstantEnd), after every other event of this time, so all the
+// changes of an instant are solved together once.
 func (n *Network) wake() {
 	if !n.pending {
 		n.pending = true
-		n.s.At(n.s.Now(), n.h, 0, evRecompute)
+		n.s.AtInstantEnd(n.h, 0, evRecompute)
 	}
 }
 
@@ -355,15 +364,21 @@ func (n *Network) sent(id int32) {
 	}
 	n.active--
 	n.stats.Sent++
+	if n.opt.ArrivalAtSend {
+		f.timer = engine.Timer{}
+		n.obs.FlowSent(FlowID(id), now)
+		n.arrive(id, now+f.delay)
+		return
+	}
 	f.timer = n.s.At(now+f.delay, n.h, id, evArrive)
 	n.obs.FlowSent(FlowID(id), now)
 }
 
-// arrive handles the arrival of flow id and frees its slot.
-func (n *Network) arrive(id int32) {
+// arrive reports the arrival of flow id at time at and frees its slot.
+func (n *Network) arrive(id int32, at engine.Time) {
 	n.inflight--
 	n.stats.Arrived++
-	n.obs.FlowArrived(FlowID(id), n.s.Now())
+	n.obs.FlowArrived(FlowID(id), at)
 	n.hot[id].state, n.flows[id].timer = stateFree, engine.Timer{}
 	n.free = append(n.free, id)
 }
