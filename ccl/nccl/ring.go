@@ -354,6 +354,16 @@ func (d *ringDAG) Parents(id ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID {
 // Children implements ccl.DAG. The candidates are the flows that can wait for id; each is
 // kept if its parent is id.
 func (d *ringDAG) Children(id ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID {
+	if !d.pxn {
+		// A plain ring: the one child is the receiver's flow of the next step (this is the hot
+		// path of the event mode, so the general search below is skipped).
+		c, s, gi := d.decode(id)
+		if s+1 >= d.steps {
+			return buf
+		}
+		dst := d.at(c, (d.pos(c, gi)+1)%d.g.n)
+		return append(buf, ccl.FlowID(d.base(c, s+1)+int64(dst)))
+	}
 	f := d.describe(id)
 	var cand [4]int64
 	nc := 0

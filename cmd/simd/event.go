@@ -282,7 +282,10 @@ func runEvent(s *session) error {
 	for _, p := range files {
 		fmt.Fprintf(s.stdout, "results: %s\n", p)
 	}
-	s.log.Debug("event run", zap.Uint64("flows", r.sim.Flows()), zap.Uint64("events", r.events))
+	st := r.sim.Network().Stats()
+	s.log.Debug("event run", zap.Uint64("flows", r.sim.Flows()), zap.Uint64("events", r.events),
+		zap.Uint64("recomputes", st.Recomputes), zap.Uint64("solves", st.Solves), zap.Uint64("rerated", st.Rerated),
+		zap.Uint64("region_flows", st.RegionFlows), zap.Uint64("solved_flows", st.SolvedFlows), zap.Uint64("expansions", st.Expansions))
 	return nil
 }
 
