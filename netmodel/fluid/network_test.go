@@ -1,6 +1,7 @@
 package fluid
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -465,5 +466,36 @@ func TestLocality(t *testing.T) {
 	st := n.Stats()
 	if recomputes != 120 || st.SolvedLinks-st0.SolvedLinks > 80 {
 		t.Errorf("%d recomputes, %d links solved; want 120 recomputes (one per completion), at most 80 links", recomputes, st.SolvedLinks-st0.SolvedLinks)
+	}
+}
+
+// With ArrivalAtSend the arrival is reported from the send event, with the arrival time, and the
+// same times as without it; no arrival event is scheduled.
+func TestArrivalAtSend(t *testing.T) {
+	g := lineGraph(t, G100, G100)
+	var times [2]map[int64]engine.Time
+	var events [2]uint64
+	for i, at := range []bool{false, true} {
+		s := engine.NewScheduler()
+		rec := newRecorder()
+		n := NewWithOptions(s, g, rec, Options{ArrivalAtSend: at})
+		rec.n = n
+		n.Start([]int32{0, 2}, MB, 3*us, 1)
+		n.Start([]int32{2}, 2*MB, 1*us, 2)
+		s.Run()
+		times[i], events[i] = rec.arrived, s.Processed()
+		if at {
+			for _, r := range rec.log {
+				if r.kind == "arrived" && r.at != rec.sentAt[n.Tag(r.f)]+map[int64]engine.Time{1: 3 * us, 2: us}[n.Tag(r.f)] {
+					t.Errorf("arrival of %d reported at %v", n.Tag(r.f), r.at)
+				}
+			}
+		}
+	}
+	if !reflect.DeepEqual(times[0], times[1]) {
+		t.Errorf("arrival times differ: %v vs %v", times[0], times[1])
+	}
+	if events[1] != events[0]-2 {
+		t.Errorf("events %d with ArrivalAtSend, %d without: want two fewer", events[1], events[0])
 	}
 }
