@@ -105,9 +105,17 @@ func TestCheckRejectsBrokenDAGs(t *testing.T) {
 		{"bytes invented", func(d *FlowDAG) *FlowDAG { d.Flows[3].Bytes++; return d }, "bytes"},
 		{"cycle", func(d *FlowDAG) *FlowDAG {
 			// Make flow 0 wait for its own child.
-			b := rebuild(d)
-			b.AddParent(0, d.Children(0, nil)[0])
-			return build(t, b)
+			child := d.Children(0, nil)[0]
+			out, err := EditDAG(d, func(id FlowID, _ *Flow, ps []FlowID) ([]FlowID, bool, bool) {
+				if id == 0 {
+					ps = append(ps, child)
+				}
+				return ps, true, false
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
 		}, "cycle"},
 		{"outsider", func(d *FlowDAG) *FlowDAG { d.Flows[0].Dst = 99; return d }, "neither a group member"},
 		{"self", func(d *FlowDAG) *FlowDAG { d.Flows[0].Dst = d.Flows[0].Src; return d }, "to itself"},
@@ -126,38 +134,20 @@ func TestCheckRejectsBrokenDAGs(t *testing.T) {
 	}
 }
 
-// rebuild turns a FlowDAG back into a builder with the same flows and edges.
-func rebuild(d *FlowDAG) *DAGBuilder {
-	b := NewDAGBuilder(d.Coll)
-	for i, f := range d.Flows {
-		b.Add(f, d.Parents(FlowID(i), nil)...)
-	}
-	return b
-}
-
 func dropFlow(t *testing.T, d *FlowDAG, drop int) *FlowDAG {
-	b := NewDAGBuilder(d.Coll)
-	remap := make([]FlowID, len(d.Flows))
-	for i, f := range d.Flows {
-		if i == drop {
-			remap[i] = -1
-			continue
-		}
-		var ps []FlowID
-		for _, p := range d.Parents(FlowID(i), nil) {
-			if remap[p] >= 0 {
-				ps = append(ps, remap[p])
-			}
-		}
-		remap[i] = b.Add(f, ps...)
+	out, err := EditDAG(d, func(id FlowID, _ *Flow, ps []FlowID) ([]FlowID, bool, bool) { return ps, int(id) != drop, false })
+	if err != nil {
+		t.Fatal(err)
 	}
-	return build(t, b)
+	return out
 }
 
 func duplicateFlow(t *testing.T, d *FlowDAG, dup int) *FlowDAG {
-	b := rebuild(d)
-	b.Add(d.Flows[dup], d.Parents(FlowID(dup), nil)...)
-	return build(t, b)
+	out, err := EditDAG(d, func(id FlowID, _ *Flow, ps []FlowID) ([]FlowID, bool, bool) { return ps, true, int(id) == dup })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // Data reaching a sender only by a path its flow does not wait for does not count: an
@@ -204,5 +194,44 @@ func TestBusFactor(t *testing.T) {
 		if got := BusFactor(c.op, c.n); got != c.want {
 			t.Errorf("%s n=%d: %v, want %v", c.op, c.n, got, c.want)
 		}
+	}
+}
+
+// EditDAG keeps, drops, duplicates and rewires flows; a dropped flow's children lose it as a
+// parent, and a parent may point forward.
+func TestEditDAG(t *testing.T) {
+	d := build(t, refRingAllReduce(3, 300)) // 12 flows, flow i+3 waits for flow (i+2) mod 3 of the step before
+	same, err := EditDAG(d, nil)
+	if err != nil || len(same.Flows) != 12 {
+		t.Fatalf("copy: %v", err)
+	}
+	for i := range 12 {
+		if a, b := d.Parents(FlowID(i), nil), same.Parents(FlowID(i), nil); len(a) != len(b) || (len(a) > 0 && a[0] != b[0]) {
+			t.Fatalf("flow %d parents %v, copy %v", i, a, b)
+		}
+	}
+	out, err := EditDAG(d, func(id FlowID, f *Flow, ps []FlowID) ([]FlowID, bool, bool) {
+		switch id {
+		case 2:
+			return ps, false, false // dropped: flow 3 (its child) loses its parent
+		case 4:
+			return append(ps, 11), true, true // waits for a later flow, and is duplicated
+		}
+		return ps, true, false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Flows) != 12 {
+		t.Fatalf("%d flows, want 11 + 1 copy", len(out.Flows))
+	}
+	if ps := out.Parents(2, nil); len(ps) != 0 { // old flow 3
+		t.Errorf("the child of the dropped flow has parents %v", ps)
+	}
+	if ps := out.Parents(3, nil); len(ps) != 2 || ps[1] != 10 { // old flow 4 → old 0 and old 11
+		t.Errorf("rewired flow has parents %v", ps)
+	}
+	if ps := out.Parents(11, nil); len(ps) != 1 || ps[0] != 0 { // the copy keeps the original parent
+		t.Errorf("the copy has parents %v", ps)
 	}
 }

@@ -184,33 +184,7 @@ func TestTimeMatchesDAG(t *testing.T) {
 // dup=true appends a second copy.
 func edit(t *testing.T, d *ccl.FlowDAG, f func(i int, ps []ccl.FlowID) (ps2 []ccl.FlowID, keep, dup bool)) *ccl.FlowDAG {
 	t.Helper()
-	b := ccl.NewDAGBuilder(d.Coll)
-	var dups []int
-	remap := make([]ccl.FlowID, len(d.Flows))
-	var fwd [][2]ccl.FlowID // parents added after the fact (may point forward)
-	for i, fl := range d.Flows {
-		ps, keep, dup := f(i, d.Parents(ccl.FlowID(i), nil))
-		if !keep {
-			remap[i] = -1
-			continue
-		}
-		remap[i] = b.Add(fl)
-		for _, p := range ps {
-			fwd = append(fwd, [2]ccl.FlowID{ccl.FlowID(i), p})
-		}
-		if dup {
-			dups = append(dups, i)
-		}
-	}
-	for _, e := range fwd {
-		if c, p := remap[e[0]], remap[e[1]]; c >= 0 && p >= 0 {
-			b.AddParent(c, p)
-		}
-	}
-	for _, i := range dups {
-		b.Add(d.Flows[i])
-	}
-	out, err := b.Build()
+	out, err := ccl.EditDAG(d, func(id ccl.FlowID, _ *ccl.Flow, ps []ccl.FlowID) ([]ccl.FlowID, bool, bool) { return f(int(id), ps) })
 	if err != nil {
 		t.Fatal(err)
 	}

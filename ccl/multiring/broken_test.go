@@ -11,34 +11,9 @@ import (
 // that parent), dup=true adds a second copy of it at the end with the same parents.
 func edit(t *testing.T, d *ccl.FlowDAG, f func(i int, fl ccl.Flow, ps []ccl.FlowID) (ps2 []ccl.FlowID, keep, dup bool)) *ccl.FlowDAG {
 	t.Helper()
-	b := ccl.NewDAGBuilder(d.Coll)
-	remap := make([]ccl.FlowID, len(d.Flows))
-	var dups []int
-	for i, fl := range d.Flows {
-		ps, keep, dup := f(i, fl, d.Parents(ccl.FlowID(i), nil))
-		if !keep {
-			remap[i] = -1
-			continue
-		}
-		var mapped []ccl.FlowID
-		for _, p := range ps {
-			if remap[p] >= 0 {
-				mapped = append(mapped, remap[p])
-			}
-		}
-		remap[i] = b.Add(fl, mapped...)
-		if dup {
-			dups = append(dups, i)
-		}
-	}
-	for _, i := range dups {
-		var mapped []ccl.FlowID
-		for _, p := range d.Parents(ccl.FlowID(i), nil) {
-			mapped = append(mapped, remap[p])
-		}
-		b.Add(d.Flows[i], mapped...)
-	}
-	out, err := b.Build()
+	out, err := ccl.EditDAG(d, func(id ccl.FlowID, fl *ccl.Flow, ps []ccl.FlowID) ([]ccl.FlowID, bool, bool) {
+		return f(int(id), *fl, ps)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

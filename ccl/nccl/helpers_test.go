@@ -32,16 +32,9 @@ func explicitRanks(op ccl.Op, gps, total int, bytes int64, ranks ...int32) ccl.R
 	return ccl.Request{Op: op, Ranks: ranks, GPUsPerServer: gps, TotalGPUs: total, Bytes: bytes}
 }
 
-// materialize copies any DAG into a FlowDAG with the same ids.
 func materialize(t testing.TB, d ccl.DAG) *ccl.FlowDAG {
 	t.Helper()
-	b := ccl.NewDAGBuilder(*d.Collective())
-	var buf []ccl.FlowID
-	for i := 0; i < d.NumFlows(); i++ {
-		buf = d.Parents(ccl.FlowID(i), buf[:0])
-		b.Add(d.Flow(ccl.FlowID(i)), buf...)
-	}
-	fd, err := b.Build()
+	fd, err := ccl.EditDAG(d, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,25 +45,10 @@ func materialize(t testing.TB, d ccl.DAG) *ccl.FlowDAG {
 // parents (ids of the original DAG).
 func rebuild(t testing.TB, d ccl.DAG, edit func(id int, f *ccl.Flow, parents []ccl.FlowID) ([]ccl.FlowID, bool)) *ccl.FlowDAG {
 	t.Helper()
-	b := ccl.NewDAGBuilder(*d.Collective())
-	remap := make([]ccl.FlowID, d.NumFlows())
-	for i := 0; i < d.NumFlows(); i++ {
-		f := d.Flow(ccl.FlowID(i))
-		ps := d.Parents(ccl.FlowID(i), nil)
-		ps, keep := edit(i, &f, ps)
-		if !keep {
-			remap[i] = -1
-			continue
-		}
-		var mapped []ccl.FlowID
-		for _, p := range ps {
-			if remap[p] >= 0 {
-				mapped = append(mapped, remap[p])
-			}
-		}
-		remap[i] = b.Add(f, mapped...)
-	}
-	fd, err := b.Build()
+	fd, err := ccl.EditDAG(d, func(id ccl.FlowID, f *ccl.Flow, ps []ccl.FlowID) ([]ccl.FlowID, bool, bool) {
+		ps, keep := edit(int(id), f, ps)
+		return ps, keep, false
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,34 +11,7 @@ import (
 // (its children lose that parent), dup=true appends a second copy of it.
 func edit(t *testing.T, d *ccl.FlowDAG, f func(i int, ps []ccl.FlowID) (ps2 []ccl.FlowID, keep, dup bool)) *ccl.FlowDAG {
 	t.Helper()
-	b := ccl.NewDAGBuilder(d.Coll)
-	remap := make([]ccl.FlowID, len(d.Flows))
-	var dups []int
-	for i, fl := range d.Flows {
-		ps, keep, dup := f(i, d.Parents(ccl.FlowID(i), nil))
-		if !keep {
-			remap[i] = -1
-			continue
-		}
-		var mapped []ccl.FlowID
-		for _, p := range ps {
-			if remap[p] >= 0 {
-				mapped = append(mapped, remap[p])
-			}
-		}
-		remap[i] = b.Add(fl, mapped...)
-		if dup {
-			dups = append(dups, i)
-		}
-	}
-	for _, i := range dups {
-		var mapped []ccl.FlowID
-		for _, p := range d.Parents(ccl.FlowID(i), nil) {
-			mapped = append(mapped, remap[p])
-		}
-		b.Add(d.Flows[i], mapped...)
-	}
-	out, err := b.Build()
+	out, err := ccl.EditDAG(d, func(id ccl.FlowID, _ *ccl.Flow, ps []ccl.FlowID) ([]ccl.FlowID, bool, bool) { return f(int(id), ps) })
 	if err != nil {
 		t.Fatal(err)
 	}
