@@ -38,6 +38,17 @@ func TestSteadyStateAllocs(t *testing.T) {
 			},
 		},
 		{
+			name: "AfterFixed dispatch",
+			setup: func(s *Scheduler) func() uint64 {
+				h := &fourDelays{left: -1, fixed: true}
+				h.id = s.Register(h)
+				for i := range 1000 {
+					s.At(Time(i%17), h.id, int32(i), int64(i))
+				}
+				return func() uint64 { return s.RunUntil(s.Now() + 2*Microsecond) }
+			},
+		},
+		{
 			name: "AfterFunc dispatch with a reused func",
 			setup: func(s *Scheduler) func() uint64 {
 				var f func()

@@ -296,6 +296,27 @@ func (h *holdHandler) HandleEvent(s *Scheduler, ev Event) {
 	}
 }
 
+// fourDelays is the hold model with each successor 250, 500, 750 or 1000 ns later, by turns.
+type fourDelays struct {
+	id    HandlerID
+	fixed bool
+	i     int
+	left  int
+}
+
+func (h *fourDelays) HandleEvent(s *Scheduler, ev Event) {
+	h.i++
+	d := Time(1+h.i&3) * 250 * Nanosecond
+	if h.fixed {
+		s.AfterFixed(d, h.id, ev.Target, ev.Arg)
+	} else {
+		s.After(d, h.id, ev.Target, ev.Arg)
+	}
+	if h.left--; h.left == 0 {
+		s.Stop()
+	}
+}
+
 // BenchmarkScheduler measures the whole Scheduler: one op is one event scheduled and dispatched
 // through a Handler (dispatch, func-dispatch), or one Reschedule of a random pending event
 // (reschedule), or one Cancel of a random pending event plus one At to replace it (cancel+at).
@@ -336,6 +357,24 @@ func BenchmarkScheduler(b *testing.B) {
 				b.Fatalf("processed %d events, want %d", got, b.N)
 			}
 		})
+		// The same hold model with four distinct delays, through the heap (After) and through
+		// delay lines (AfterFixed).
+		for _, fixed := range []bool{false, true} {
+			name := map[bool]string{false: "dispatch-4delays", true: "fixed-4delays"}[fixed]
+			b.Run(pre+name, func(b *testing.B) {
+				s := NewScheduler()
+				h := &fourDelays{fixed: fixed, left: b.N}
+				h.id = s.Register(h)
+				for i, at := range in.start {
+					s.At(at, h.id, int32(i), 0)
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				if got := s.Run(); got != uint64(b.N) {
+					b.Fatalf("processed %d events, want %d", got, b.N)
+				}
+			})
+		}
 		b.Run(pre+"reschedule", func(b *testing.B) {
 			s, timers, picks := pendingTimers(in)
 			b.ReportAllocs()

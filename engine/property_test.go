@@ -62,6 +62,7 @@ type model struct {
 	hid     HandlerID
 	ref     refQueue
 	timers  []Timer // indexed by id
+	fixed   []bool  // indexed by id: scheduled with AfterFixed, so no Timer
 	fired   []int32
 	stopped bool // a handler called Stop during the current run
 }
@@ -110,19 +111,30 @@ func (m *model) someID() int32 {
 	return int32(m.rng.IntN(len(m.timers)))
 }
 
+// fixedDelays are the delays AfterFixed is used with: more than the two lines some sessions
+// allow, so that the fallback to the heap is exercised too.
+var fixedDelays = [...]Time{0, 3, 5, 700}
+
 func (m *model) schedule() {
 	id := int32(len(m.timers))
 	at := m.when()
 	var tm Timer
-	switch m.rng.IntN(4) {
+	fixed := false
+	switch m.rng.IntN(6) {
 	case 0:
 		tm = m.s.After(at-m.s.Now(), m.hid, id, int64(id))
 	case 1:
 		tm = m.s.AtFunc(at, func() { m.handle(id, m.s.Now()) })
+	case 2, 3:
+		d := fixedDelays[m.rng.IntN(len(fixedDelays))]
+		at = m.s.Now() + d
+		m.s.AfterFixed(d, m.hid, id, int64(id))
+		fixed = true
 	default:
 		tm = m.s.At(at, m.hid, id, int64(id))
 	}
 	m.timers = append(m.timers, tm)
+	m.fixed = append(m.fixed, fixed)
 	m.ref.insert(at, id)
 }
 
@@ -132,14 +144,14 @@ func (m *model) mutate() {
 	case op < 4:
 		m.schedule()
 	case op < 6:
-		if id := m.someID(); id >= 0 {
+		if id := m.someID(); id >= 0 && !m.fixed[id] {
 			got, want := m.s.Cancel(m.timers[id]), m.ref.remove(id)
 			if got != want {
 				m.t.Fatalf("Cancel(%d) = %v, reference %v", id, got, want)
 			}
 		}
 	case op < 8:
-		if id := m.someID(); id >= 0 {
+		if id := m.someID(); id >= 0 && !m.fixed[id] {
 			at := m.when()
 			got := m.s.Reschedule(m.timers[id], at)
 			want := m.ref.remove(id)
@@ -151,7 +163,7 @@ func (m *model) mutate() {
 			}
 		}
 	case op < 9:
-		if id := m.someID(); id >= 0 {
+		if id := m.someID(); id >= 0 && !m.fixed[id] {
 			if got, want := m.s.Pending(m.timers[id]), m.ref.index(id) >= 0; got != want {
 				m.t.Fatalf("Pending(%d) = %v, reference %v", id, got, want)
 			}
@@ -205,10 +217,14 @@ func (m *model) check() {
 }
 
 // runModel plays one seeded random session and returns the firing order.
-// A non-zero seqLimit makes the queue renumber its sequence numbers that often.
+// A non-zero seqLimit makes the queue renumber its sequence numbers that often. Odd seeds allow
+// only two delay lines.
 func runModel(t *testing.T, seed uint64, steps int, seqLimit uint32) []int32 {
 	m := &model{t: t, rng: rand.New(rand.NewPCG(seed, 0x5eed)), s: NewScheduler()}
 	m.s.q.seqLimit = seqLimit
+	if seed%2 == 1 {
+		m.s.q.maxLines = 2
+	}
 	m.hid = m.s.Register(m)
 	for range steps {
 		if m.rng.IntN(5) == 0 {

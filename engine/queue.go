@@ -78,17 +78,19 @@ type eventQueue struct {
 	// seqLimit is the sequence number at which numbering restarts (see renumber); 0 means
 	// math.MaxUint32. Tests lower it to exercise renumbering.
 	seqLimit uint32
+
+	// The delay lines of AfterFixed (lines.go): best is 1 + the index of the line whose head
+	// comes first (0 when all are empty), lastLine the line used last, lineCount the events on
+	// all lines.
+	lines     []delayLine
+	best      int
+	lastLine  int
+	lineCount int
+	maxLines  int // 0: defaultMaxLines; tests lower it
 }
 
+// len is the number of events in the heap (the delay lines hold lineCount more).
 func (q *eventQueue) len() int { return max(len(q.heap)-root, 0) }
-
-// first returns the entry of the next event; ok is false if the queue is empty.
-func (q *eventQueue) first() (e qentry, ok bool) {
-	if len(q.heap) <= root {
-		return qentry{}, false
-	}
-	return q.heap[root], true
-}
 
 // live reports whether t names an event that is still in the queue.
 func (q *eventQueue) live(t Timer) bool {
@@ -110,13 +112,18 @@ func (q *eventQueue) nextSeq() uint64 {
 
 // renumber runs once every ~4 billion schedulings, when 32-bit sequence numbers run out. It
 // sorts the heap (a sorted slice is a valid heap) and renumbers the entries 1..n in that order,
-// which preserves their relative order and frees every number above n.
+// which preserves their relative order and frees every number above n. With events on delay
+// lines, renumberAll numbers the heap and the lines together.
 func (q *eventQueue) renumber(limit uint32) {
-	if uint64(q.len()) >= uint64(limit) {
+	if uint64(q.len()+q.lineCount) >= uint64(limit) {
 		panic("engine: too many pending events")
 	}
-	if q.len() == 0 {
+	if q.len()+q.lineCount == 0 {
 		q.seq = 0
+		return
+	}
+	if q.lineCount > 0 {
+		q.renumberAll()
 		return
 	}
 	slices.SortFunc(q.heap[root:], func(a, b qentry) int {

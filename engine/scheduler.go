@@ -102,6 +102,23 @@ func (s *Scheduler) After(d Time, h HandlerID, target int32, arg int64) Timer {
 	return s.At(s.after(d), h, target, arg)
 }
 
+// AfterFixed schedules an event for handler h at Now()+d, like After, for a component that
+// schedules many events at a few fixed delays (a flow's start, a send latency after its
+// parent's arrival). Events scheduled with the same d come due in the order they were
+// scheduled, so the scheduler keeps them in a FIFO queue per delay, a delay line, where
+// scheduling and dispatching cost O(1) instead of a heap operation; past a small number of
+// distinct delays it uses the heap. The order of events is exactly as with After. The event
+// cannot be cancelled or moved, so there is no Timer.
+func (s *Scheduler) AfterFixed(d Time, h HandlerID, target int32, arg int64) {
+	at := s.after(d)
+	if h == funcHandler || int(h) >= len(s.handlers) {
+		panic("engine: AfterFixed with unregistered HandlerID " + strconv.FormatUint(uint64(h), 10))
+	}
+	if !s.q.pushLine(d, at, h, target, arg) {
+		s.q.push(at, h, target, arg)
+	}
+}
+
 // AtFunc schedules f to run at time at. It is meant for code off the hot path (setup, periodic
 // reports): f is kept in a side table whose entries are recycled, so it costs no allocation
 // beyond whatever creating f itself costs. The same time rules as At apply; f must not be nil.
@@ -159,15 +176,15 @@ func (s *Scheduler) Reschedule(t Timer, at Time) bool {
 func (s *Scheduler) Pending(t Timer) bool { return s.q.live(t) }
 
 // Len is the number of pending events.
-func (s *Scheduler) Len() int { return s.q.len() }
+func (s *Scheduler) Len() int { return s.q.len() + s.q.lineCount }
 
 // PeekTime returns the time of the next event, or (Never, false) when nothing is pending.
 func (s *Scheduler) PeekTime() (Time, bool) {
-	e, ok := s.q.first()
+	at, _, ok := s.q.peek()
 	if !ok {
 		return Never, false
 	}
-	return e.at, true
+	return at, true
 }
 
 // Run processes events in (time, scheduling order) until none is left or a handler calls Stop.
@@ -208,17 +225,18 @@ func (s *Scheduler) run(limit Time) (n uint64, stopped bool) {
 	defer s.endRun()
 	for !s.stopped {
 		var ev Event
+		at, line, ok := s.q.peek()
 		switch {
-		case len(s.q.heap) > root && s.q.heap[root].at == s.now && s.now <= limit:
-			ev = s.q.pop()
+		case ok && at == s.now && at <= limit:
+			ev = s.q.take(line)
 		case len(s.deferred) > 0:
 			// Every event of this instant has run: the end-of-instant requests go next, before
 			// the clock moves on.
 			ev = s.deferred[0]
 			copy(s.deferred, s.deferred[1:])
 			s.deferred = s.deferred[:len(s.deferred)-1]
-		case len(s.q.heap) > root && s.q.heap[root].at <= limit:
-			ev = s.q.pop()
+		case ok && at <= limit:
+			ev = s.q.take(line)
 		default:
 			return n, s.stopped
 		}

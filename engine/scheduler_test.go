@@ -721,6 +721,32 @@ func checkQueue(t *testing.T, q *eventQueue) {
 		}
 		seqs[seq] = true
 	}
+	lineCount, best := 0, -1
+	for j := range q.lines {
+		l := &q.lines[j]
+		if len(l.buf)&(len(l.buf)-1) != 0 || l.n > len(l.buf) {
+			t.Fatalf("line %d: %d entries in a ring of %d", j, l.n, len(l.buf))
+		}
+		for k := range l.n {
+			e := &l.buf[(l.head+k)&(len(l.buf)-1)]
+			if seqs[e.seq] || e.seq == 0 || e.seq > q.seq {
+				t.Fatalf("line %d: bad or repeated sequence number %d (last issued %d)", j, e.seq, q.seq)
+			}
+			seqs[e.seq] = true
+			if k > 0 {
+				if p := &l.buf[(l.head+k-1)&(len(l.buf)-1)]; !lineBefore(p, e.at, e.seq) {
+					t.Fatalf("line %d (delay %v) out of order at %d", j, l.d, k)
+				}
+			}
+		}
+		lineCount += l.n
+		if l.n > 0 && (best < 0 || lineBefore(l.first(), q.lines[best].first().at, q.lines[best].first().seq)) {
+			best = j
+		}
+	}
+	if lineCount != q.lineCount || best+1 != q.best {
+		t.Fatalf("lines hold %d events, first in line %d; queue records %d and %d", lineCount, best, q.lineCount, q.best-1)
+	}
 	free := 0
 	for _, p := range q.pos {
 		if p < 0 {

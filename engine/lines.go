@@ -1,0 +1,196 @@
+package engine
+
+import "slices"
+
+// This file holds the delay lines behind Scheduler.AfterFixed. An event scheduled a fixed delay
+// d after Now() comes due no earlier than every event scheduled with the same d before it, since
+// the clock never goes back: the events of one delay form a FIFO queue, already in (time, seq)
+// order. Keeping each such queue in a ring buffer makes scheduling and taking one event O(1)
+// and keeps them out of the heap, which then holds only the events that need it (those with
+// arbitrary times, or that may be cancelled or moved) and is smaller and faster for it. The
+// dispatch loop takes whichever comes first, the heap's root or the earliest line head, with
+// the same (time, seq) order as if every event were in the heap.
+
+// defaultMaxLines bounds the number of delay lines a queue keeps: the earliest head is found by
+// scanning them, so a component that uses many distinct delays falls back to the heap.
+const defaultMaxLines = 16
+
+// lineEntry is one event on a delay line.
+type lineEntry struct {
+	at      Time
+	seq     uint32
+	handler HandlerID
+	target  int32
+	arg     int64
+}
+
+// delayLine is the FIFO queue of the pending events of one delay, in a ring buffer whose
+// length is a power of two.
+type delayLine struct {
+	d    Time
+	buf  []lineEntry
+	head int // index of the first entry in buf
+	n    int // entries queued
+}
+
+func (l *delayLine) first() *lineEntry { return &l.buf[l.head] }
+
+func (l *delayLine) push(e lineEntry) {
+	if l.n == len(l.buf) {
+		grown := make([]lineEntry, max(2*len(l.buf), 64))
+		for i := range l.n {
+			grown[i] = l.buf[(l.head+i)&(len(l.buf)-1)]
+		}
+		l.buf, l.head = grown, 0
+	}
+	l.buf[(l.head+l.n)&(len(l.buf)-1)] = e
+	l.n++
+}
+
+func (l *delayLine) pop() lineEntry {
+	e := l.buf[l.head]
+	l.head = (l.head + 1) & (len(l.buf) - 1)
+	l.n--
+	return e
+}
+
+// lineBefore reports whether line entry e comes before the event (at, seq).
+func lineBefore(e *lineEntry, at Time, seq uint32) bool {
+	return e.at < at || (e.at == at && e.seq < seq)
+}
+
+// pushLine queues an event at Now()+d on the line for d, creating the line if there is room,
+// and reports whether it did; if not, the caller uses the heap.
+func (q *eventQueue) pushLine(d, at Time, h HandlerID, target int32, arg int64) bool {
+	i := q.lastLine
+	if i >= len(q.lines) || q.lines[i].d != d {
+		i = -1
+		for j := range q.lines {
+			if q.lines[j].d == d {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			limit := q.maxLines
+			if limit == 0 {
+				limit = defaultMaxLines
+			}
+			if len(q.lines) >= limit {
+				return false
+			}
+			q.lines = append(q.lines, delayLine{d: d})
+			i = len(q.lines) - 1
+		}
+		q.lastLine = i
+	}
+	seq := uint32(q.nextSeq() >> 32) // may renumber every line: take it before queueing
+	l := &q.lines[i]
+	l.push(lineEntry{at: at, seq: seq, handler: h, target: target, arg: arg})
+	q.lineCount++
+	if l.n == 1 {
+		if b := q.best - 1; b < 0 || lineBefore(l.first(), q.lines[b].first().at, q.lines[b].first().seq) {
+			q.best = i + 1
+		}
+	}
+	return true
+}
+
+// popLine removes and returns the first event of line i, which must be the best line.
+func (q *eventQueue) popLine(i int) Event {
+	e := q.lines[i].pop()
+	q.lineCount--
+	q.findBest()
+	return Event{At: e.at, Handler: e.handler, Target: e.target, Arg: e.arg}
+}
+
+// findBest sets best to the line whose head comes first (0 if every line is empty).
+func (q *eventQueue) findBest() {
+	best := -1
+	var at Time
+	var seq uint32
+	for j := range q.lines {
+		l := &q.lines[j]
+		if l.n == 0 {
+			continue
+		}
+		if best < 0 || lineBefore(l.first(), at, seq) {
+			best, at, seq = j, l.first().at, l.first().seq
+		}
+	}
+	q.best = best + 1
+}
+
+// peek returns the time of the next event and where it is: line ≥ 0 is a delay line, -1 the
+// heap. ok is false when nothing is pending.
+func (q *eventQueue) peek() (at Time, line int, ok bool) {
+	heapOK := len(q.heap) > root
+	if q.best == 0 {
+		if !heapOK {
+			return 0, -1, false
+		}
+		return q.heap[root].at, -1, true
+	}
+	e := q.lines[q.best-1].first()
+	if heapOK {
+		if h := &q.heap[root]; !lineBefore(e, h.at, uint32(h.key>>32)) {
+			return h.at, -1, true
+		}
+	}
+	return e.at, q.best - 1, true
+}
+
+// take removes and returns the next event, from where peek found it.
+func (q *eventQueue) take(line int) Event {
+	if line < 0 {
+		return q.pop()
+	}
+	return q.popLine(line)
+}
+
+// renumberAll renumbers the heap's entries and the lines' together (see renumber): it sorts
+// references to all of them by (time, seq) and hands out 1..n in that order. The heap's entries
+// keep their relative order, so the heap stays valid without moving anything.
+func (q *eventQueue) renumberAll() {
+	type ref struct {
+		at   Time
+		seq  uint32
+		line int32 // -1: the heap
+		idx  int32 // heap index, or position in the line
+	}
+	refs := make([]ref, 0, q.len()+q.lineCount)
+	for i := root; i < len(q.heap); i++ {
+		e := &q.heap[i]
+		refs = append(refs, ref{e.at, uint32(e.key >> 32), -1, int32(i)})
+	}
+	for j := range q.lines {
+		l := &q.lines[j]
+		for k := range l.n {
+			e := &l.buf[(l.head+k)&(len(l.buf)-1)]
+			refs = append(refs, ref{e.at, e.seq, int32(j), int32(k)})
+		}
+	}
+	slices.SortFunc(refs, func(a, b ref) int {
+		if a.at != b.at {
+			if a.at < b.at {
+				return -1
+			}
+			return 1
+		}
+		if a.seq < b.seq {
+			return -1
+		}
+		return 1 // sequence numbers are unique
+	})
+	for rank, r := range refs {
+		seq := uint32(rank + 1)
+		if r.line < 0 {
+			e := &q.heap[r.idx]
+			e.key = uint64(seq)<<32 | uint64(uint32(e.key))
+			continue
+		}
+		l := &q.lines[r.line]
+		l.buf[(l.head+int(r.idx))&(len(l.buf)-1)].seq = seq
+	}
+	q.seq = uint32(len(refs))
+}
