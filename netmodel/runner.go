@@ -71,10 +71,13 @@ type Simulator struct {
 	// Per in-flight flow, indexed by the network's FlowID slot.
 	inflight []inflightFlow
 
-	// released holds the flows waiting out their send latency, so that a flow is described once;
-	// the release event's Arg is its slot.
-	released     []releasedFlow
-	freeReleased []int32
+	// released holds the flows waiting out their send latency, so that a flow is described
+	// once: one FIFO queue per delay from release to start, in the order the scheduler's delay
+	// lines deliver them (the release event's Arg is the queue), so the records are read in
+	// the order they were written.
+	released    []releaseQueue
+	releasedIdx map[engine.Time]int32 // queue per delay, once there are too many to scan
+	lastRelease int32
 
 	// pairs holds, per (src, dst) node pair, the next source port and, for pairs with a single
 	// path (inside a server, on one rail: their route does not depend on the ports), the path.
@@ -121,6 +124,64 @@ type releasedFlow struct {
 	run  RunID
 	id   ccl.FlowID
 	flow ccl.Flow
+}
+
+// releaseQueue is the FIFO of released flows that start a delay d after their release, in a
+// ring buffer whose length is a power of two.
+type releaseQueue struct {
+	d       engine.Time
+	buf     []releasedFlow
+	head, n int
+}
+
+func (q *releaseQueue) push(r releasedFlow) {
+	if q.n == len(q.buf) {
+		grown := make([]releasedFlow, max(2*len(q.buf), 64))
+		for i := range q.n {
+			grown[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = r
+	q.n++
+}
+
+func (q *releaseQueue) pop() releasedFlow {
+	r := q.buf[q.head]
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+	return r
+}
+
+// scanQueues is the number of release queues searched linearly before a map takes over.
+const scanQueues = 16
+
+// releaseQueueFor returns the index of the release queue for delay d, creating it.
+func (m *Simulator) releaseQueueFor(d engine.Time) int32 {
+	if k := m.lastRelease; int(k) < len(m.released) && m.released[k].d == d {
+		return k
+	}
+	k := int32(-1)
+	if len(m.released) <= scanQueues {
+		for i := range m.released {
+			if m.released[i].d == d {
+				k = int32(i)
+				break
+			}
+		}
+	} else if i, ok := m.releasedIdx[d]; ok {
+		k = i
+	}
+	if k < 0 {
+		k = int32(len(m.released))
+		m.released = append(m.released, releaseQueue{d: d})
+		if m.releasedIdx == nil {
+			m.releasedIdx = map[engine.Time]int32{}
+		}
+		m.releasedIdx[d] = k
+	}
+	m.lastRelease = k
+	return k
 }
 
 type inflightFlow struct {
@@ -237,19 +298,15 @@ func (m *Simulator) release(id RunID, f ccl.FlowID, at engine.Time) {
 	if m.server(r.coll, fl.Src) == m.server(r.coll, fl.Dst) {
 		lat = r.lat.Intra
 	}
-	var slot int32
-	if n := len(m.freeReleased); n > 0 {
-		slot = m.freeReleased[n-1]
-		m.freeReleased = m.freeReleased[:n-1]
-	} else {
-		slot = int32(len(m.released))
-		m.released = append(m.released, releasedFlow{})
-	}
-	m.released[slot] = releasedFlow{run: id, id: f, flow: fl}
-	m.s.At(at+lat, m.hid, releaseTarget, int64(slot))
+	// The delay from now is the flow's parent's path delay plus the send latency: a few
+	// distinct values, which the scheduler's delay lines handle without its heap.
+	d := at + lat - m.s.Now()
+	k := m.releaseQueueFor(d)
+	m.released[k].push(releasedFlow{run: id, id: f, flow: fl})
+	m.s.AfterFixed(d, m.hid, releaseTarget, int64(k))
 }
 
-// releaseTarget marks release events (their Arg is a slot of Simulator.released); raw flows'
+// releaseTarget marks release events (their Arg is a queue of Simulator.released); raw flows'
 // events carry rawRun.
 const releaseTarget int32 = 0
 
@@ -270,8 +327,7 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		}
 		return
 	}
-	rel := m.released[ev.Arg]
-	m.freeReleased = append(m.freeReleased, int32(ev.Arg))
+	rel := m.released[ev.Arg].pop()
 	id, f, fl := rel.run, rel.id, rel.flow
 	src, err := m.fab.Node(fl.Src)
 	if err == nil {
