@@ -81,7 +81,7 @@ type Simulator struct {
 
 	// pairs holds, per (src, dst) node pair, the next source port and, for pairs with a single
 	// path (inside a server, on one rail: their route does not depend on the ports), the path.
-	pairs     map[uint64]pairState
+	pairs     pairTable
 	pathArena []int32
 	pathBuf   []int32
 	kids      []ccl.FlowID
@@ -202,7 +202,7 @@ type dagRun struct {
 
 // NewSimulator builds the network over fab's graph; flows are scheduled on s.
 func NewSimulator(s *engine.Scheduler, fab *Fabric, opt Options) *Simulator {
-	m := &Simulator{s: s, fab: fab, pairs: map[uint64]pairState{}}
+	m := &Simulator{s: s, fab: fab}
 	m.net = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true})
 	m.hid = s.Register(m)
 	return m
@@ -350,12 +350,10 @@ func (m *Simulator) start(id RunID, f ccl.FlowID, fl ccl.Flow, src, dst int32) e
 // startPath routes a flow with the next source port of its node pair and hands it to the
 // network.
 func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int64) error {
-	key := uint64(uint32(src))<<32 | uint64(uint32(dst))
-	ps := m.pairs[key]
+	ps := m.pairs.get(src, dst)
 	sport := route.QPSport(int(ps.qps))
 	ps.qps++
-	path, delay, err := m.route(&ps, src, dst, sport, dport)
-	m.pairs[key] = ps
+	path, delay, err := m.route(ps, src, dst, sport, dport)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,38 @@
+package netmodel
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestPairTableAgainstMap drives the pair table and a map with the same random pairs: a rank
+// with a few peers (the linear scan) and one with hundreds (the binary search), every state
+// found again with what was stored in it.
+func TestPairTableAgainstMap(t *testing.T) {
+	for _, peers := range []int32{3, scanPairs, scanPairs + 1, 300} {
+		rng := rand.New(rand.NewPCG(uint64(peers), 1))
+		var tab pairTable
+		ref := map[[2]int32]uint32{}
+		for range 20000 {
+			src, dst := rng.Int32N(40), rng.Int32N(peers)*7
+			st := tab.get(src, dst)
+			if st.qps != ref[[2]int32{src, dst}] {
+				t.Fatalf("peers %d: pair (%d,%d) has qps %d, want %d", peers, src, dst, st.qps, ref[[2]int32{src, dst}])
+			}
+			st.qps++
+			ref[[2]int32{src, dst}]++
+		}
+		n := 0
+		for src, list := range tab.bySrc {
+			for i, e := range list {
+				if i > 0 && list[i-1].dst >= e.dst {
+					t.Fatalf("peers %d: source %d's destinations out of order at %d", peers, src, i)
+				}
+				n++
+			}
+		}
+		if n != len(ref) {
+			t.Fatalf("peers %d: table holds %d pairs, want %d", peers, n, len(ref))
+		}
+	}
+}
