@@ -93,7 +93,7 @@
 // Flows live in flat slices indexed by FlowID, split into a 32-byte record the solver reads
 // (rate, bottleneck, path position, region mark) and the rest, with a free list of slots. Paths
 // are in one arena of link ids; a slot keeps its chunk (at least 8 links) for the next flow that
-// fits. Every directed link keeps its flows in a slice of (flow, hop) entries, and every hop of a
+// fits. Every directed link keeps its flows in a slice of (flow, arena position) entries, and every hop of a
 // path remembers its entry's position, so a flow leaves a link in O(1) by swap-removal. Region
 // membership is an epoch stamp per flow and per link, so nothing is cleared between recomputes.
 // Events are pointer-free engine events (flow id in Target, kind in Arg). There are no maps, no

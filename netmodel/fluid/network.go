@@ -114,10 +114,13 @@ type flow struct {
 	segAt engine.Time  // TrackBottlenecks: start of the current bottleneck segment
 }
 
-// entry is one flow on a link: the flow and the index of the link in its path.
+// entry is one flow on a link: the flow and the position of the link in the arena (the flow's
+// path offset plus the hop), where apos records the entry's index in the link's list. Keeping
+// the arena position rather than the hop lets a removal fix the moved entry's apos without
+// reading that flow's slot.
 type entry struct {
-	f   int32
-	hop int32
+	f  int32
+	ai int32
 }
 
 // rlink is the solver's state of one link of the region. The region's links are partitioned
@@ -288,7 +291,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	copy(n.arena[off:off+h], path)
 	for k, l := range path {
 		n.apos[off+int32(k)] = int32(len(n.on[l]))
-		n.on[l] = append(n.on[l], entry{id, int32(k)})
+		n.on[l] = append(n.on[l], entry{id, off + int32(k)})
 		n.markDirty(l)
 	}
 	n.active++
@@ -353,7 +356,7 @@ func (n *Network) sent(id int32) {
 		if int(p) != last {
 			e := list[last]
 			list[p] = e
-			n.apos[n.hot[e.f].off+e.hop] = p
+			n.apos[e.ai] = p
 		}
 		n.on[l] = list[:last]
 		n.sentBytes[l] += f.bytes
