@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestSteadyStateAllocs: once the tables have grown, starting, re-rating, sending and
@@ -74,5 +75,12 @@ func TestNoWallClockOrGlobalRand(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestLinkStateSize keeps a link's record within one cache line.
+func TestLinkStateSize(t *testing.T) {
+	if sz := unsafe.Sizeof(linkState{}); sz > 64 {
+		t.Fatalf("linkState is %d bytes, more than a cache line", sz)
 	}
 }

@@ -16,7 +16,7 @@ func (n *Network) Check() error {
 	if n.pending {
 		return nil
 	}
-	nl := len(n.capa)
+	nl := len(n.links)
 	if n.chkLoad == nil {
 		n.chkLoad = make([]float64, nl)
 		n.chkMax = make([]float64, nl)
@@ -24,7 +24,7 @@ func (n *Network) Check() error {
 	load, top := n.chkLoad, n.chkMax
 	for l := range nl {
 		load[l], top[l] = 0, 0
-		for _, e := range n.on[l] {
+		for _, e := range n.links[l].on {
 			r := n.hot[e.f].rate
 			if math.IsNaN(r) || math.IsInf(r, 0) || r < 0 {
 				return fmt.Errorf("fluid: flow %d has rate %v", e.f, r)
@@ -32,8 +32,8 @@ func (n *Network) Check() error {
 			load[l] += r
 			top[l] = max(top[l], r)
 		}
-		if load[l] > n.capa[l]*(1+Tol) {
-			return fmt.Errorf("fluid: link %d carries %v bits/s over its capacity %v", l, load[l], n.capa[l])
+		if load[l] > n.links[l].capa*(1+Tol) {
+			return fmt.Errorf("fluid: link %d carries %v bits/s over its capacity %v", l, load[l], n.links[l].capa)
 		}
 	}
 	for id := range n.hot {
@@ -49,8 +49,8 @@ func (n *Network) Check() error {
 		if !onPath {
 			return fmt.Errorf("fluid: flow %d (rate %v) has bottleneck %d, not a link of its path", id, f.rate, bn)
 		}
-		if load[bn] < n.capa[bn]*(1-Tol) {
-			return fmt.Errorf("fluid: flow %d (rate %v): its bottleneck %d is not saturated (%v of %v bits/s)", id, f.rate, bn, load[bn], n.capa[bn])
+		if load[bn] < n.links[bn].capa*(1-Tol) {
+			return fmt.Errorf("fluid: flow %d (rate %v): its bottleneck %d is not saturated (%v of %v bits/s)", id, f.rate, bn, load[bn], n.links[bn].capa)
 		}
 		if f.rate < top[bn]*(1-Tol) {
 			return fmt.Errorf("fluid: flow %d (rate %v) is not the fastest on its bottleneck %d (%v)", id, f.rate, bn, top[bn])

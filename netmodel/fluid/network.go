@@ -123,6 +123,18 @@ type entry struct {
 	ai int32
 }
 
+// linkState is what the network keeps per directed link, in one 64-byte record: a link a
+// recompute touches costs one cache line instead of one per field in separate arrays.
+type linkState struct {
+	on     []entry // the transmitting flows
+	capa   float64 // bits/s
+	sent   int64   // bytes of the flows sent over it
+	bnBits float64 // bits sent while it was the bottleneck (TrackBottlenecks)
+	mark   uint32  // region epoch
+	idx    int32   // index in rl when mark == epoch
+	dirty  bool    // in Network.dirty
+}
+
 // rlink is the solver's state of one link of the region. The region's links are partitioned
 // into parts, the connected components of "some region flow crosses both links", kept in a
 // union-find forest (parent); parts are independent water-filling problems, so a pass of the
@@ -162,13 +174,7 @@ type Network struct {
 	arena []int32   // paths: directed link ids
 	apos  []int32   // parallel to arena: the flow's position in that link's list
 
-	capa      []float64 // per directed link, bits/s
-	on        [][]entry // per directed link: the transmitting flows
-	lmark     []uint32  // per directed link: region epoch
-	lidx      []int32   // per directed link: index in rl when lmark == epoch
-	dirtyMark []bool    // per directed link: in dirty
-	sentBytes []int64   // per directed link: bytes of the flows sent over it
-	bnBits    []float64 // per directed link: bits sent while it was the bottleneck (TrackBottlenecks)
+	links []linkState // per directed link
 
 	dirty   []int32 // links whose flow set changed since the last recompute
 	pending bool    // a recompute event is queued
@@ -227,18 +233,12 @@ func NewWithOptions(s *engine.Scheduler, g *route.Graph, obs Observer, opt Optio
 		g:         g,
 		obs:       obs,
 		opt:       opt,
-		capa:      make([]float64, nl),
-		on:        make([][]entry, nl),
-		lmark:     make([]uint32, nl),
-		lidx:      make([]int32, nl),
-		dirtyMark: make([]bool, nl),
-		sentBytes: make([]int64, nl),
+		links: make([]linkState, nl),
 	}
 	for l := range nl {
-		n.capa[l] = g.Rate(int32(l))
+		n.links[l].capa = g.Rate(int32(l))
 	}
 	if opt.TrackBottlenecks {
-		n.bnBits = make([]float64, nl)
 		n.bobs, _ = obs.(BottleneckObserver)
 	}
 	n.h = s.Register(handler{n})
@@ -290,8 +290,8 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	off := fh.off
 	copy(n.arena[off:off+h], path)
 	for k, l := range path {
-		n.apos[off+int32(k)] = int32(len(n.on[l]))
-		n.on[l] = append(n.on[l], entry{id, off + int32(k)})
+		n.apos[off+int32(k)] = int32(len(n.links[l].on))
+		n.links[l].on = append(n.links[l].on, entry{id, off + int32(k)})
 		n.markDirty(l)
 	}
 	n.active++
@@ -308,7 +308,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 
 // checkPath panics unless every link of path is a directed link of the graph and none repeats.
 func (n *Network) checkPath(path []int32) {
-	nl := int32(len(n.capa))
+	nl := int32(len(n.links))
 	for i, l := range path {
 		if l < 0 || l >= nl {
 			panic("fluid: Start with link " + strconv.Itoa(int(l)) + " out of range [0," + strconv.Itoa(int(nl)) + ")")
@@ -322,8 +322,8 @@ func (n *Network) checkPath(path []int32) {
 }
 
 func (n *Network) markDirty(l int32) {
-	if !n.dirtyMark[l] {
-		n.dirtyMark[l] = true
+	if !n.links[l].dirty {
+		n.links[l].dirty = true
 		n.dirty = append(n.dirty, l)
 	}
 }
@@ -351,15 +351,15 @@ func (n *Network) sent(id int32) {
 	for k := range fh.hops {
 		l := n.arena[off+k]
 		p := n.apos[off+k]
-		list := n.on[l]
+		list := n.links[l].on
 		last := len(list) - 1
 		if int(p) != last {
 			e := list[last]
 			list[p] = e
 			n.apos[e.ai] = p
 		}
-		n.on[l] = list[:last]
-		n.sentBytes[l] += f.bytes
+		n.links[l].on = list[:last]
+		n.links[l].sent += f.bytes
 		n.markDirty(l)
 	}
 	if fh.hops > 0 {
@@ -391,7 +391,7 @@ func (n *Network) closeSegment(id int32, now engine.Time) {
 	f, fh := &n.flows[id], &n.hot[id]
 	if fh.bn >= 0 && now > f.segAt {
 		bits := float64(fh.rate*float64(now-f.segAt)) / 1e12
-		n.bnBits[fh.bn] += bits
+		n.links[fh.bn].bnBits += bits
 		if n.bobs != nil {
 			n.bobs.FlowBottleneck(FlowID(id), fh.bn, bits/8, now)
 		}
@@ -456,22 +456,22 @@ func (n *Network) InFlight() int { return n.inflight }
 // LinkLoad is the sum of the rates of the flows on directed link l, bits/s. O(flows on l).
 func (n *Network) LinkLoad(l int32) float64 {
 	sum := 0.0
-	for _, e := range n.on[l] {
+	for _, e := range n.links[l].on {
 		sum += n.hot[e.f].rate
 	}
 	return sum
 }
 
 // LinkFlows is the number of flows transmitting on directed link l.
-func (n *Network) LinkFlows(l int32) int { return len(n.on[l]) }
+func (n *Network) LinkFlows(l int32) int { return len(n.links[l].on) }
 
 // LinkBytes is the number of bytes directed link l has carried up to now (fractional: the
 // transmitting flows contribute what they have sent so far). O(flows on l); the running total
 // costs one addition per link of each sent flow.
 func (n *Network) LinkBytes(l int32) float64 {
-	sum := float64(n.sentBytes[l])
+	sum := float64(n.links[l].sent)
 	now := n.s.Now()
-	for _, e := range n.on[l] {
+	for _, e := range n.links[l].on {
 		f := &n.flows[e.f]
 		rem := f.rem - float64(n.hot[e.f].rate*float64(now-f.at))/1e12
 		sum += float64(f.bytes) - max(rem, 0)/8
@@ -483,10 +483,7 @@ func (n *Network) LinkBytes(l int32) float64 {
 // bottleneck, counted at the ends of their segments (see BottleneckObserver). It is 0 unless
 // the network was built with Options.TrackBottlenecks.
 func (n *Network) BottleneckBytes(l int32) float64 {
-	if n.bnBits == nil {
-		return 0
-	}
-	return n.bnBits[l] / 8
+	return n.links[l].bnBits / 8
 }
 
 // Stats returns the network's counters.

@@ -16,7 +16,7 @@ func (n *Network) recompute() {
 	n.region = n.region[:0]
 	n.rl = n.rl[:0]
 	for _, l := range n.dirty {
-		n.dirtyMark[l] = false
+		n.links[l].dirty = false
 		n.addSeed(l)
 	}
 	n.dirty = n.dirty[:0]
@@ -61,7 +61,9 @@ func (n *Network) nextEpoch() {
 		for i := range n.hot {
 			n.hot[i].mark = 0
 		}
-		clear(n.lmark)
+		for l := range n.links {
+			n.links[l].mark = 0
+		}
 		n.epoch = 1
 	}
 }
@@ -70,7 +72,7 @@ func (n *Network) nextEpoch() {
 // affects first: the new ones (no bottleneck yet) and those bottlenecked at l. The others are
 // bottlenecked on links the change does not touch; if they must change too, widen finds out.
 func (n *Network) addSeed(l int32) {
-	for _, e := range n.on[l] {
+	for _, e := range n.links[l].on {
 		if bn := n.hot[e.f].bn; bn < 0 || bn == l {
 			n.addFlow(e.f)
 		}
@@ -91,13 +93,13 @@ func (n *Network) addFlow(id int32) {
 	n.rBn = append(n.rBn[:f.ridx], -1)
 	root := int32(-1)
 	for _, l := range n.arena[f.off : f.off+f.hops] {
-		if n.lmark[l] != n.epoch {
-			n.lmark[l] = n.epoch
+		if n.links[l].mark != n.epoch {
+			n.links[l].mark = n.epoch
 			i := int32(len(n.rl))
-			n.lidx[l] = i
+			n.links[l].idx = i
 			n.rl = append(n.rl, rlink{link: l, parent: i})
 		}
-		r := n.find(n.lidx[l])
+		r := n.find(n.links[l].idx)
 		switch {
 		case root < 0:
 			root = r
@@ -151,7 +153,7 @@ func (n *Network) solve() {
 	}
 	unfixed := 0
 	for k, id := range n.region {
-		if n.rl[n.lidx[n.arena[n.hot[id].off]]].solve {
+		if n.rl[n.links[n.arena[n.hot[id].off]].idx].solve {
 			n.rNew[k], n.rBn[k] = 0, -1
 			unfixed++
 		}
@@ -164,7 +166,7 @@ func (n *Network) solve() {
 		}
 		var cnt, outCnt int32
 		outLoad, outMax, outBnMin := 0.0, 0.0, math.Inf(1)
-		for _, e := range n.on[r.link] {
+		for _, e := range n.links[r.link].on {
 			f := &n.hot[e.f]
 			if f.mark == ep {
 				cnt++
@@ -179,7 +181,7 @@ func (n *Network) solve() {
 				outBnMin = f.rate
 			}
 		}
-		resid := n.capa[r.link] - outLoad
+		resid := n.links[r.link].capa - outLoad
 		if !(resid > 0) {
 			resid = 0
 		}
@@ -212,7 +214,7 @@ func (n *Network) solve() {
 		}
 		n.pop()
 		r.frozen, r.level = true, s
-		for _, e := range n.on[r.link] {
+		for _, e := range n.links[r.link].on {
 			f := &n.hot[e.f]
 			if f.mark != ep || n.rBn[f.ridx] >= 0 {
 				continue
@@ -220,7 +222,7 @@ func (n *Network) solve() {
 			n.rNew[f.ridx], n.rBn[f.ridx] = s, r.link
 			unfixed--
 			for _, m := range n.arena[f.off : f.off+f.hops] {
-				q := &n.rl[n.lidx[m]]
+				q := &n.rl[n.links[m].idx]
 				q.regLoad += s
 				if s > q.regMax {
 					q.regMax = s
@@ -260,7 +262,7 @@ func (n *Network) widen() bool {
 		}
 		slower, bnAll := -1.0, false
 		if !math.IsInf(r.outBnMin, 1) {
-			if r.outLoad+r.regLoad < n.capa[r.link]*(1-Tol) {
+			if r.outLoad+r.regLoad < n.links[r.link].capa*(1-Tol) {
 				bnAll = true
 			} else if r.outBnMin < r.regMax*(1-Tol) {
 				slower = r.regMax
@@ -272,7 +274,7 @@ func (n *Network) widen() bool {
 		n.stats.Expansions++
 		l := r.link
 		ep := n.epoch
-		for _, e := range n.on[l] { // may grow n.rl: r is not used below
+		for _, e := range n.links[l].on { // may grow n.rl: r is not used below
 			f := &n.hot[e.f]
 			if f.mark == ep {
 				continue
