@@ -20,6 +20,7 @@ func (n *Network) Check() error {
 	if n.chkLoad == nil {
 		n.chkLoad = make([]float64, nl)
 		n.chkMax = make([]float64, nl)
+		n.chkCnt = make([]int32, nl)
 	}
 	load, top := n.chkLoad, n.chkMax
 	for l := range nl {
@@ -36,12 +37,17 @@ func (n *Network) Check() error {
 			return fmt.Errorf("fluid: link %d carries %v bits/s over its capacity %v", l, load[l], n.links[l].capa)
 		}
 	}
+	cnt := n.chkCnt
+	clear(cnt)
 	for id := range n.hot {
 		f := &n.hot[id]
 		if f.state != stateActive || f.hops == 0 {
 			continue
 		}
 		bn := f.bn
+		if bn >= 0 {
+			cnt[bn]++
+		}
 		onPath := false
 		for _, l := range n.arena[f.off : f.off+f.hops] {
 			onPath = onPath || l == bn
@@ -54,6 +60,11 @@ func (n *Network) Check() error {
 		}
 		if f.rate < top[bn]*(1-Tol) {
 			return fmt.Errorf("fluid: flow %d (rate %v) is not the fastest on its bottleneck %d (%v)", id, f.rate, bn, top[bn])
+		}
+	}
+	for l := range nl {
+		if cnt[l] != n.links[l].bnCnt {
+			return fmt.Errorf("fluid: link %d is the bottleneck of %d flows but counts %d", l, cnt[l], n.links[l].bnCnt)
 		}
 	}
 	return nil

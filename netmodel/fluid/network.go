@@ -132,6 +132,7 @@ type linkState struct {
 	bnBits float64 // bits sent while it was the bottleneck (TrackBottlenecks)
 	mark   uint32  // region epoch
 	idx    int32   // index in rl when mark == epoch
+	bnCnt  int32   // transmitting flows whose bottleneck it is
 	dirty  bool    // in Network.dirty
 }
 
@@ -177,6 +178,7 @@ type Network struct {
 	links []linkState // per directed link
 
 	dirty   []int32 // links whose flow set changed since the last recompute
+	fresh   []int32 // flows started since the last recompute, not rated yet
 	pending bool    // a recompute event is queued
 
 	epoch  uint32
@@ -190,6 +192,7 @@ type Network struct {
 	stats            Stats
 
 	chkLoad, chkMax []float64 // Check scratch
+	chkCnt          []int32
 
 	afterRecompute func() // test hook, called at the end of every recompute
 	fullSolve      bool   // benchmark baseline: every recompute solves every transmitting flow
@@ -229,10 +232,10 @@ func NewWithOptions(s *engine.Scheduler, g *route.Graph, obs Observer, opt Optio
 	}
 	nl := g.NumDirLinks()
 	n := &Network{
-		s:         s,
-		g:         g,
-		obs:       obs,
-		opt:       opt,
+		s:     s,
+		g:     g,
+		obs:   obs,
+		opt:   opt,
 		links: make([]linkState, nl),
 	}
 	for l := range nl {
@@ -302,6 +305,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		f.timer = n.s.At(now, n.h, id, evSent)
 		return FlowID(id)
 	}
+	n.fresh = append(n.fresh, id)
 	n.wake()
 	return FlowID(id)
 }
@@ -346,6 +350,9 @@ func (n *Network) sent(id int32) {
 		n.closeSegment(id, now)
 	}
 	f.rem, f.at = 0, now
+	if fh.bn >= 0 {
+		n.links[fh.bn].bnCnt--
+	}
 	fh.rate, fh.bn, fh.state = 0, -1, stateSent
 	off := fh.off
 	for k := range fh.hops {

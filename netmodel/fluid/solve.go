@@ -15,6 +15,10 @@ func (n *Network) recompute() {
 	n.nextEpoch()
 	n.region = n.region[:0]
 	n.rl = n.rl[:0]
+	for _, id := range n.fresh {
+		n.addFlow(id)
+	}
+	n.fresh = n.fresh[:0]
 	for _, l := range n.dirty {
 		n.links[l].dirty = false
 		n.addSeed(l)
@@ -68,13 +72,23 @@ func (n *Network) nextEpoch() {
 	}
 }
 
-// addSeed adds to the region the flows on link l, whose set of flows changed, that the change
-// affects first: the new ones (no bottleneck yet) and those bottlenecked at l. The others are
-// bottlenecked on links the change does not touch; if they must change too, widen finds out.
+// addSeed adds to the region the flows bottlenecked at link l, whose set of flows changed: with
+// the new flows (seeded from Network.fresh) they are the ones the change affects first. The
+// others are bottlenecked on links the change does not touch; if they must change too, widen
+// finds out. The count of flows bottlenecked at l skips the scan when there are none and ends
+// it when all are found.
 func (n *Network) addSeed(l int32) {
-	for _, e := range n.links[l].on {
-		if bn := n.hot[e.f].bn; bn < 0 || bn == l {
+	lk := &n.links[l]
+	left := lk.bnCnt
+	if left == 0 {
+		return
+	}
+	for _, e := range lk.on {
+		if n.hot[e.f].bn == l {
 			n.addFlow(e.f)
+			if left--; left == 0 {
+				return
+			}
 		}
 	}
 }
@@ -302,7 +316,15 @@ func (n *Network) apply() {
 		if track && (nr != fh.rate || bn != fh.bn) {
 			n.closeSegment(id, now)
 		}
-		fh.bn = bn
+		if bn != fh.bn {
+			if fh.bn >= 0 {
+				n.links[fh.bn].bnCnt--
+			}
+			if bn >= 0 {
+				n.links[bn].bnCnt++
+			}
+			fh.bn = bn
+		}
 		if nr == fh.rate {
 			continue
 		}
