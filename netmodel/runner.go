@@ -120,10 +120,12 @@ type pairState struct {
 	known  bool // the path count has been looked up
 }
 
+// releasedFlow is what starting a released flow needs, 24 bytes: the DAG describes the rest.
 type releasedFlow struct {
-	run  RunID
-	id   ccl.FlowID
-	flow ccl.Flow
+	run      RunID
+	id       ccl.FlowID
+	src, dst int32 // endpoints
+	bytes    int64
 }
 
 // releaseQueue is the FIFO of released flows that start a delay d after their release, in a
@@ -222,7 +224,9 @@ func (m *Simulator) FlowBottleneck(f fluid.FlowID, link int32, bytes float64, no
 // Network is the fluid network the flows run on.
 func (m *Simulator) Network() *fluid.Network { return m.net }
 
-// Observe adds an observer of arriving flows.
+// Observe adds an observer of arriving flows. Observers must be added before the first flow
+// starts: the simulator keeps what a record needs (start time, ports) only while someone
+// observes.
 func (m *Simulator) Observe(o Observer) { m.obs = append(m.obs, o) }
 
 // Err is the first error met while running (a flow that cannot be routed); the scheduler is
@@ -302,7 +306,7 @@ func (m *Simulator) release(id RunID, f ccl.FlowID, at engine.Time) {
 	// distinct values, which the scheduler's delay lines handle without its heap.
 	d := at + lat - m.s.Now()
 	k := m.releaseQueueFor(d)
-	m.released[k].push(releasedFlow{run: id, id: f, flow: fl})
+	m.released[k].push(releasedFlow{run: id, id: f, src: fl.Src, dst: fl.Dst, bytes: fl.Bytes})
 	m.s.AfterFixed(d, m.hid, releaseTarget, int64(k))
 }
 
@@ -328,23 +332,19 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		return
 	}
 	rel := m.released[ev.Arg].pop()
-	id, f, fl := rel.run, rel.id, rel.flow
-	src, err := m.fab.Node(fl.Src)
+	src, err := m.fab.Node(rel.src)
 	if err == nil {
 		var dst int32
-		dst, err = m.fab.Node(fl.Dst)
+		dst, err = m.fab.Node(rel.dst)
 		if err == nil {
-			err = m.start(id, f, fl, src, dst)
+			err = m.startPath(src, dst, DPort, rel.bytes, int64(rel.run)<<32|int64(rel.id))
 		}
 	}
 	if err != nil && m.err == nil {
-		m.err = fmt.Errorf("flow %d (%s, %d → %d): %w", f, fl.Kind, fl.Src, fl.Dst, err)
+		kind := m.runs[rel.run].dag.Flow(rel.id).Kind
+		m.err = fmt.Errorf("flow %d (%s, %d → %d): %w", rel.id, kind, rel.src, rel.dst, err)
 		s.Stop()
 	}
-}
-
-func (m *Simulator) start(id RunID, f ccl.FlowID, fl ccl.Flow, src, dst int32) error {
-	return m.startPath(src, dst, DPort, fl.Bytes, int64(id)<<32|int64(f))
 }
 
 // startPath routes a flow with the next source port of its node pair and hands it to the
@@ -358,10 +358,12 @@ func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int
 		return err
 	}
 	nf := m.net.Start(path, bytes, delay, tag)
-	for int(nf) >= len(m.inflight) {
-		m.inflight = append(m.inflight, inflightFlow{})
+	if len(m.obs) > 0 {
+		for int(nf) >= len(m.inflight) {
+			m.inflight = append(m.inflight, inflightFlow{})
+		}
+		m.inflight[nf] = inflightFlow{start: m.s.Now(), src: src, dst: dst, sport: sport, dport: dport}
 	}
-	m.inflight[nf] = inflightFlow{start: m.s.Now(), src: src, dst: dst, sport: sport, dport: dport}
 	m.flows++
 	return nil
 }
@@ -389,7 +391,11 @@ func (m *Simulator) route(ps *pairState, src, dst int32, sport, dport uint16) ([
 }
 
 // FlowSent implements fluid.Observer.
-func (m *Simulator) FlowSent(f fluid.FlowID, now engine.Time) { m.inflight[f].sent = now }
+func (m *Simulator) FlowSent(f fluid.FlowID, now engine.Time) {
+	if len(m.obs) > 0 {
+		m.inflight[f].sent = now
+	}
+}
 
 // FlowArrived implements fluid.Observer: report the flow, then release the children whose
 // parents have now all arrived. The network reports an arrival when the flow is sent, with the
