@@ -78,9 +78,18 @@ func TestNoWallClockOrGlobalRand(t *testing.T) {
 	}
 }
 
-// TestLinkStateSize keeps a link's record within one cache line.
-func TestLinkStateSize(t *testing.T) {
-	if sz := unsafe.Sizeof(linkState{}); sz > 64 {
-		t.Fatalf("linkState is %d bytes, more than a cache line", sz)
+// TestRecordSizes keeps the records the hot path reads as small as the layout promises.
+func TestRecordSizes(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		got, max uintptr
+	}{
+		{"linkState", unsafe.Sizeof(linkState{}), 64},
+		{"flowHot", unsafe.Sizeof(flowHot{}), 32},
+		{"flow", unsafe.Sizeof(flow{}), 48},
+	} {
+		if c.got > c.max {
+			t.Errorf("%s is %d bytes, more than %d", c.name, c.got, c.max)
+		}
 	}
 }

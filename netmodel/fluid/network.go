@@ -101,17 +101,21 @@ type flowHot struct {
 	state uint8
 }
 
-// flow is the rest of a slot of the flow table.
+// flow is what re-rating and sending a flow read besides flowHot: 48 bytes.
 type flow struct {
 	rem   float64     // bits left to send at time at
 	at    engine.Time // when rem was last brought up to date
-	start engine.Time
 	bytes int64
 	tag   int64
 	delay engine.Time
 	timer engine.Timer // the "sent" event while transmitting, then the "arrived" event
-	room  int32        // capacity of the arena chunk at hot.off
-	segAt engine.Time  // TrackBottlenecks: start of the current bottleneck segment
+}
+
+// flowCold is the rest of a slot of the flow table, read off the hot path.
+type flowCold struct {
+	start engine.Time
+	segAt engine.Time // TrackBottlenecks: start of the current bottleneck segment
+	room  int32       // capacity of the arena chunk at hot.off
 }
 
 // entry is one flow on a link: the flow and the position of the link in the arena (the flow's
@@ -169,8 +173,9 @@ type Network struct {
 	h    engine.HandlerID
 	opt  Options
 
-	hot   []flowHot // per flow slot
-	flows []flow    // per flow slot
+	hot   []flowHot  // per flow slot
+	flows []flow     // per flow slot
+	cold  []flowCold // per flow slot
 	free  []int32   // free flow slots (a stack)
 	arena []int32   // paths: directed link ids
 	apos  []int32   // parallel to arena: the flow's position in that link's list
@@ -274,19 +279,20 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		id = int32(len(n.flows))
 		n.flows = append(n.flows, flow{})
 		n.hot = append(n.hot, flowHot{bn: -1})
+		n.cold = append(n.cold, flowCold{})
 	}
-	f, fh := &n.flows[id], &n.hot[id]
+	f, fh, fc := &n.flows[id], &n.hot[id], &n.cold[id]
 	h := int32(len(path))
-	if h > f.room {
+	if h > fc.room {
 		room := max(h, 8)
-		fh.off, f.room = int32(len(n.arena)), room
+		fh.off, fc.room = int32(len(n.arena)), room
 		for range room {
 			n.arena = append(n.arena, 0)
 			n.apos = append(n.apos, 0)
 		}
 	}
 	now := n.s.Now()
-	f.rem, f.at, f.start, f.segAt = float64(bytes)*8, now, now, now
+	f.rem, f.at, fc.start, fc.segAt = float64(bytes)*8, now, now, now
 	f.bytes, f.tag, f.delay = bytes, tag, delay
 	f.timer = engine.Timer{}
 	fh.rate, fh.hops, fh.bn, fh.state = 0, h, -1, stateActive
@@ -395,15 +401,15 @@ func (n *Network) arrive(id int32, at engine.Time) {
 
 // closeSegment ends flow id's current bottleneck segment at now (TrackBottlenecks).
 func (n *Network) closeSegment(id int32, now engine.Time) {
-	f, fh := &n.flows[id], &n.hot[id]
-	if fh.bn >= 0 && now > f.segAt {
-		bits := float64(fh.rate*float64(now-f.segAt)) / 1e12
+	fc, fh := &n.cold[id], &n.hot[id]
+	if fh.bn >= 0 && now > fc.segAt {
+		bits := float64(fh.rate*float64(now-fc.segAt)) / 1e12
 		n.links[fh.bn].bnBits += bits
 		if n.bobs != nil {
 			n.bobs.FlowBottleneck(FlowID(id), fh.bn, bits/8, now)
 		}
 	}
-	f.segAt = now
+	fc.segAt = now
 }
 
 // sendDelay is the time to send rem bits at rate bits/s, rounded up to whole picoseconds, or
@@ -442,7 +448,7 @@ func (n *Network) Path(f FlowID) []int32 {
 func (n *Network) Bytes(f FlowID) int64 { return n.flows[f].bytes }
 
 // StartTime is when flow f was started.
-func (n *Network) StartTime(f FlowID) engine.Time { return n.flows[f].start }
+func (n *Network) StartTime(f FlowID) engine.Time { return n.cold[f].start }
 
 // Remaining is the number of bytes of flow f not yet sent, now (fractional; 0 once sent).
 func (n *Network) Remaining(f FlowID) float64 {
