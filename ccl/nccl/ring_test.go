@@ -344,3 +344,29 @@ func TestRingHuge(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRingFlow describes flows of the 1,024-GPU ring all-reduce the way the event mode
+// does, once each: the flow, then its children. One op is one flow.
+//
+//	go test -run '^$' -bench RingFlow ./ccl/nccl
+func BenchmarkRingFlow(b *testing.B) {
+	d, err := Ring(consecutive(ccl.OpAllReduce, 1024, 8, 1<<30), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	nf := d.NumFlows()
+	var kids []ccl.FlowID
+	var sum int64
+	i := 0
+	for b.Loop() {
+		id := ccl.FlowID(i)
+		if i++; i == nf {
+			i = 0
+		}
+		sum += d.Flow(id).Bytes
+		kids = d.Children(id, kids[:0])
+	}
+	if sum == 0 {
+		b.Fatal("no bytes")
+	}
+}
