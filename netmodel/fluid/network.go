@@ -140,10 +140,12 @@ type linkState struct {
 	dirty  bool    // in Network.dirty
 }
 
-// rlink is the solver's state of one link of the region. The region's links are partitioned
-// into parts, the connected components of "some region flow crosses both links", kept in a
-// union-find forest (parent); parts are independent water-filling problems, so a pass of the
-// solver re-solves only the parts that gained flows since the previous pass (dirty roots).
+// rlink is the solver's state of one link of the region. After a widening the region's links
+// are partitioned into parts, the connected components of "some region flow crosses both
+// links", in a union-find forest (parent); parts are independent water-filling problems, so
+// the next pass re-solves only the parts that gained flows (dirty roots). The first pass
+// solves everything and needs no parts. Only link is set when a link joins the region: solve
+// sets every other field of the links it solves before reading it.
 type rlink struct {
 	link   int32
 	parent int32 // union-find parent (an index into rl); the root's part
@@ -188,6 +190,7 @@ type Network struct {
 
 	epoch  uint32
 	region []int32 // flows of the region
+	solved int     // region flows before the last widening: region[solved:] joined since
 	rNew   []float64
 	rBn    []int32
 	rl     []rlink

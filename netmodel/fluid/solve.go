@@ -14,6 +14,7 @@ func (n *Network) recompute() {
 	n.stats.Recomputes++
 	n.nextEpoch()
 	n.region = n.region[:0]
+	n.solved = 0
 	n.rl = n.rl[:0]
 	for _, id := range n.fresh {
 		n.addFlow(id)
@@ -93,8 +94,7 @@ func (n *Network) addSeed(l int32) {
 	}
 }
 
-// addFlow adds flow id and the links of its path to the region, joins the parts of those
-// links and marks the joined part dirty.
+// addFlow adds flow id and the links of its path to the region.
 func (n *Network) addFlow(id int32) {
 	f := &n.hot[id]
 	if f.mark == n.epoch {
@@ -105,26 +105,47 @@ func (n *Network) addFlow(id int32) {
 	n.region = append(n.region, id)
 	n.rNew = append(n.rNew[:f.ridx], 0)
 	n.rBn = append(n.rBn[:f.ridx], -1)
-	root := int32(-1)
 	for _, l := range n.arena[f.off : f.off+f.hops] {
-		if n.links[l].mark != n.epoch {
-			n.links[l].mark = n.epoch
-			i := int32(len(n.rl))
-			n.links[l].idx = i
-			n.rl = append(n.rl, rlink{link: l, parent: i})
-		}
-		r := n.find(n.links[l].idx)
-		switch {
-		case root < 0:
-			root = r
-		case r < root:
-			n.rl[root].parent = r
-			root = r
-		case r > root:
-			n.rl[r].parent = root
+		lk := &n.links[l]
+		if lk.mark != n.epoch {
+			lk.mark = n.epoch
+			i := len(n.rl)
+			lk.idx = int32(i)
+			if i < cap(n.rl) {
+				n.rl = n.rl[:i+1] // no need to clear the record: see rlink
+				n.rl[i].link = l
+			} else {
+				n.rl = append(n.rl, rlink{link: l})
+			}
 		}
 	}
-	n.rl[root].dirty = true
+}
+
+// markParts builds the parts of the region's links after a widening: it joins the links of
+// every region flow and marks dirty the parts of the flows that joined since the last pass.
+func (n *Network) markParts() {
+	for i := range n.rl {
+		n.rl[i].parent, n.rl[i].dirty = int32(i), false
+	}
+	for k, id := range n.region {
+		f := &n.hot[id]
+		root := int32(-1)
+		for _, l := range n.arena[f.off : f.off+f.hops] {
+			r := n.find(n.links[l].idx)
+			switch {
+			case root < 0:
+				root = r
+			case r < root:
+				n.rl[root].parent = r
+				root = r
+			case r > root:
+				n.rl[r].parent = root
+			}
+		}
+		if k >= n.solved {
+			n.rl[root].dirty = true
+		}
+	}
 }
 
 // addNeighbours adds, for every link m ≠ l of flow id's path, the flows bottlenecked at m:
@@ -157,21 +178,26 @@ func (n *Network) find(i int32) int32 {
 func (n *Network) solve() {
 	n.stats.Solves++
 	ep := n.epoch
-	for i := range n.rl {
-		n.rl[i].solve = n.rl[n.find(int32(i))].dirty
-	}
-	for i := range n.rl {
-		if n.rl[i].parent == int32(i) {
-			n.rl[i].dirty = false
-		}
-	}
 	unfixed := 0
-	for k, id := range n.region {
-		if n.rl[n.links[n.arena[n.hot[id].off]].idx].solve {
-			n.rNew[k], n.rBn[k] = 0, -1
-			unfixed++
+	if n.solved == 0 {
+		// First pass: everything.
+		for i := range n.rl {
+			n.rl[i].solve = true
+		}
+		unfixed = len(n.region)
+	} else {
+		n.markParts()
+		for i := range n.rl {
+			n.rl[i].solve = n.rl[n.find(int32(i))].dirty
+		}
+		for k, id := range n.region {
+			if n.rl[n.links[n.arena[n.hot[id].off]].idx].solve {
+				n.rNew[k], n.rBn[k] = 0, -1
+				unfixed++
+			}
 		}
 	}
+	n.solved = len(n.region)
 	n.heap = n.heap[:0]
 	for i := range n.rl {
 		r := &n.rl[i]
