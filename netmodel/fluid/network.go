@@ -178,9 +178,9 @@ type Network struct {
 	hot   []flowHot  // per flow slot
 	flows []flow     // per flow slot
 	cold  []flowCold // per flow slot
-	free  []int32   // free flow slots (a stack)
-	arena []int32   // paths: directed link ids
-	apos  []int32   // parallel to arena: the flow's position in that link's list
+	free  []int32    // free flow slots (a stack)
+	arena []int32    // paths: directed link ids
+	apos  []int32    // parallel to arena: the flow's position in that link's list
 
 	links []linkState // per directed link
 
