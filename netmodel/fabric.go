@@ -65,3 +65,23 @@ func (f *Fabric) Node(endpoint int32) (int32, error) {
 	}
 	return 0, fmt.Errorf("endpoint %d is neither one of the %d GPUs nor a server's NVSwitch", endpoint, len(f.gpus))
 }
+
+// NICRate is SimAI's nic_rate: the rate of the first host's first link in the topology file
+// (device 1 of node 0), which with generated topologies is its NVLink. SimAI derives each
+// switch port's PFC threshold shift from it.
+func (f *Fabric) NICRate() float64 {
+	if len(f.gpus) == 0 {
+		return 0
+	}
+	_, links := f.Graph.Adjacent(f.gpus[0])
+	best := int32(-1)
+	for _, l := range links {
+		if best < 0 || route.LinkIndex(l) < route.LinkIndex(best) {
+			best = l
+		}
+	}
+	if best < 0 {
+		return 0
+	}
+	return f.Graph.Rate(best)
+}

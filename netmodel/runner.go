@@ -5,6 +5,7 @@ import (
 
 	"simd/ccl"
 	"simd/engine"
+	"simd/netmodel/ccfluid"
 	"simd/netmodel/fluid"
 	"simd/topo/route"
 )
@@ -59,8 +60,12 @@ const DPort = 100
 type Simulator struct {
 	s   *engine.Scheduler
 	fab *Fabric
-	net *fluid.Network
-	hid engine.HandlerID
+	net flowNetwork
+	// ideal is the max-min model (congestion control off), ccnet the fluid queue model with
+	// congestion control; exactly one is set, and net is it.
+	ideal *fluid.Network
+	ccnet *ccfluid.Network
+	hid   engine.HandlerID
 
 	runs     []dagRun
 	freeRuns []RunID // finished runs' slots, reused so memory follows the runs in progress
@@ -205,9 +210,32 @@ type dagRun struct {
 // NewSimulator builds the network over fab's graph; flows are scheduled on s.
 func NewSimulator(s *engine.Scheduler, fab *Fabric, opt Options) *Simulator {
 	m := &Simulator{s: s, fab: fab}
-	m.net = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true})
+	m.ideal = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true})
+	m.net = m.ideal
 	m.hid = s.Register(m)
 	return m
+}
+
+// NewCCSimulator is NewSimulator over the fluid queue model with congestion control cfg
+// (package ccfluid) instead of ideal max-min sharing; PFC frames go to pfc (may be nil).
+// Bottleneck tracking is a feature of the ideal model only.
+func NewCCSimulator(s *engine.Scheduler, fab *Fabric, cfg ccfluid.Config, pfc ccfluid.PFCObserver) (*Simulator, error) {
+	m := &Simulator{s: s, fab: fab}
+	n, err := ccfluid.New(s, fab.Graph, m, pfc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.ccnet, m.net = n, n
+	m.hid = s.Register(m)
+	return m, nil
+}
+
+// flowNetwork is what the simulator needs of a network model.
+type flowNetwork interface {
+	Start(path []int32, bytes int64, delay engine.Time, tag int64) fluid.FlowID
+	Tag(f fluid.FlowID) int64
+	Bytes(f fluid.FlowID) int64
+	Path(f fluid.FlowID) []int32
 }
 
 // ObserveBottlenecks adds an observer of bottleneck bytes (see Options.TrackBottlenecks).
@@ -221,8 +249,11 @@ func (m *Simulator) FlowBottleneck(f fluid.FlowID, link int32, bytes float64, no
 	}
 }
 
-// Network is the fluid network the flows run on.
-func (m *Simulator) Network() *fluid.Network { return m.net }
+// Network is the ideal max-min network the flows run on; nil with congestion control.
+func (m *Simulator) Network() *fluid.Network { return m.ideal }
+
+// CCNetwork is the congestion-controlled network the flows run on; nil without.
+func (m *Simulator) CCNetwork() *ccfluid.Network { return m.ccnet }
 
 // Observe adds an observer of arriving flows. Observers must be added before the first flow
 // starts: the simulator keeps what a record needs (start time, ports) only while someone

@@ -14,8 +14,10 @@ import (
 
 	"simd/ccl"
 	"simd/ccl/algo"
+	"simd/configs"
 	"simd/engine"
 	"simd/netmodel"
+	"simd/netmodel/ccfluid"
 	"simd/workloads"
 )
 
@@ -186,7 +188,15 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 		return nil, err
 	}
 	sched := engine.NewScheduler()
-	sim := netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally})
+	pfc, err := out.open("PFC_OUTPUT_FILE", "pfc.txt")
+	if err != nil {
+		return nil, err
+	}
+	defer pfc.abort()
+	sim, pfcLog, err := newSimulator(&s.conf, s.o.conf, sched, fab, tally, s.o.seed, pfc)
+	if err != nil {
+		return nil, err
+	}
 	net := &collectiveNetwork{s: sched, sim: sim, sel: sel, w: s.w, layout: s.layout, total: fab.TotalGPUs(), chunks: s.o.chunks, latency: lat}
 	if tally {
 		sim.ObserveBottlenecks(bottleneckTally{net})
@@ -221,17 +231,59 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 		}
 		r.outputs = append(r.outputs, path)
 	}
-	if pfc, err := out.open("PFC_OUTPUT_FILE", "pfc.txt"); err != nil {
-		return nil, err
-	} else if pfc != nil {
-		// Congestion control is off, so no PFC frame is ever sent: the log is empty.
-		path, err := pfc.commit()
+	if pfc != nil {
+		path, err := commitPFC(pfc, pfcLog)
 		if err != nil {
 			return nil, err
 		}
 		r.outputs = append(r.outputs, path)
 	}
 	return r, nil
+}
+
+// newSimulator builds the simulator SimAI.conf asks for: ideal max-min sharing when CC_MODE
+// asks for no rate control, the fluid queue model with DCQCN, ECN and PFC for CC_MODE 1. PFC
+// frames go to pfc when it is not nil (the returned log, to be flushed).
+func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Scheduler, fab *netmodel.Fabric, tally bool, seed uint64, pfc *streamFile) (*netmodel.Simulator, *netmodel.PFCLog, error) {
+	where := func(key string) string {
+		name := confPath
+		if name == "" {
+			name = "SimAI.conf (built in)"
+		}
+		if line, ok := conf.Lines[key]; ok {
+			return fmt.Sprintf("%s:%d", name, line)
+		}
+		return name
+	}
+	cfg, on, err := netmodel.CCConfig(conf, fab.NICRate(), seed)
+	if err != nil {
+		return nil, nil, badInputf("%s: CC_MODE: %v", where("CC_MODE"), err)
+	}
+	if !on {
+		return netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally}), nil, nil
+	}
+	var log *netmodel.PFCLog
+	var obs ccfluid.PFCObserver
+	if pfc != nil {
+		log = netmodel.NewPFCLog(pfc.f)
+		obs = log
+	}
+	sim, err := netmodel.NewCCSimulator(sched, fab, cfg, obs)
+	if err != nil {
+		return nil, nil, badInputf("%s: %v", where("CC_MODE"), err)
+	}
+	return sim, log, nil
+}
+
+// commitPFC finishes pfc.txt: the frames logged, or nothing when congestion control is off
+// (no PFC frame is ever sent then).
+func commitPFC(pfc *streamFile, log *netmodel.PFCLog) (string, error) {
+	if log != nil {
+		if err := log.Flush(); err != nil {
+			return "", fmt.Errorf("writing %s: %w", pfc.path, err)
+		}
+	}
+	return pfc.commit()
 }
 
 func runEvent(s *session) error {
@@ -282,10 +334,17 @@ func runEvent(s *session) error {
 	for _, p := range files {
 		fmt.Fprintf(s.stdout, "results: %s\n", p)
 	}
-	st := r.sim.Network().Stats()
-	s.log.Debug("event run", zap.Uint64("flows", r.sim.Flows()), zap.Uint64("events", r.events),
-		zap.Uint64("recomputes", st.Recomputes), zap.Uint64("solves", st.Solves), zap.Uint64("rerated", st.Rerated),
-		zap.Uint64("region_flows", st.RegionFlows), zap.Uint64("solved_flows", st.SolvedFlows), zap.Uint64("expansions", st.Expansions))
+	if n := r.sim.Network(); n != nil {
+		st := n.Stats()
+		s.log.Debug("event run", zap.Uint64("flows", r.sim.Flows()), zap.Uint64("events", r.events),
+			zap.Uint64("recomputes", st.Recomputes), zap.Uint64("solves", st.Solves), zap.Uint64("rerated", st.Rerated),
+			zap.Uint64("region_flows", st.RegionFlows), zap.Uint64("solved_flows", st.SolvedFlows), zap.Uint64("expansions", st.Expansions))
+	}
+	if n := r.sim.CCNetwork(); n != nil {
+		st := n.Stats()
+		s.log.Info("congestion control", zap.Uint64("marks", st.Marks), zap.Uint64("cnps", st.CNPs), zap.Uint64("rate_changes", st.RateChanges),
+			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes))
+	}
 	return nil
 }
 

@@ -32,6 +32,7 @@ type options struct {
 	forceAlgo  string
 	sendLatNs  int64
 	chunks     int
+	seed       uint64
 	// Profiling.
 	cpuProfile, memProfile string
 
@@ -138,6 +139,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"force-algo"}, "LIST", "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", "", str(&o.forceAlgo)},
 			{[]string{"send-lat"}, "NS", "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", "SimAI's per-algorithm table, in ns", func(n, u string) { fs.Int64Var(&o.sendLatNs, n, -1, u) }},
 			{[]string{"chunks"}, "N", "chunks per channel of tree, NVLS and NVLS-Tree collectives (0: their default)", "0", num(&o.chunks)},
+			{[]string{"seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&o.seed, n, 1, u) }},
 		}},
 		{"Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", []flagSpec{
 			{[]string{"dp_o", "dp_overlap"}, "R", "DP and DP_EP", "0", val(&o.dpo)},

@@ -65,7 +65,15 @@ func runFlowFile(o *options, log *zap.Logger, stdout io.Writer) error {
 		return err
 	}
 	sched := engine.NewScheduler()
-	sim := netmodel.NewSimulator(sched, fab, netmodel.Options{})
+	pfc, err := out.open("PFC_OUTPUT_FILE", "pfc.txt")
+	if err != nil {
+		return err
+	}
+	defer pfc.abort()
+	sim, pfcLog, err := newSimulator(&conf, o.conf, sched, fab, false, o.seed, pfc)
+	if err != nil {
+		return err
+	}
 	fct, err := out.open("FCT_OUTPUT_FILE", "fct.txt")
 	if err != nil {
 		return err
@@ -91,6 +99,13 @@ func runFlowFile(o *options, log *zap.Logger, stdout io.Writer) error {
 			return err
 		}
 		p, err := fct.commit()
+		if err != nil {
+			return err
+		}
+		files = append(files, p)
+	}
+	if pfc != nil {
+		p, err := commitPFC(pfc, pfcLog)
 		if err != nil {
 			return err
 		}

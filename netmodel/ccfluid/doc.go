@@ -1,0 +1,72 @@
+// Package ccfluid is simd's fluid network model with congestion control, used when SimAI.conf's
+// CC_MODE asks for one (DCQCN, CC_MODE 1). Where package fluid gives every flow its ideal
+// max-min fair rate at once, here senders set their own rates from the feedback of the
+// network, switch queues build up and drain, ECN marks follow the queues, and PFC pauses
+// upstream ports — the effects SimAI gets from ns-3 packet by packet, as a fluid.
+//
+// # Model
+//
+// Senders. Every flow has a DCQCN reaction point (cc.DCQCN) that starts at the line rate of
+// its first link. The flows that start on one port (a GPU's NIC or NVLink port) share it as
+// ns-3's NIC serves its queue pairs, in turn, each paced at its own rate: max-min fair with
+// the reaction points' rates as caps. What the port sends is the flow's injection; its bytes
+// leave the sender at that rate, and the flow is "sent" (Observer.FlowSent) when the last one
+// has.
+//
+// Queues. Every directed link has a FIFO egress queue. Its arrivals are the sum of the
+// injections of the flows crossing it, taken at the senders' rates (the classic fluid network
+// model, also Zhu et al.'s DCQCN model: a queue upstream delays bytes but does not reshape the
+// rates seen downstream). Between events arrivals and capacity are constant, so the backlog is
+// linear: it grows at arrivals − capacity and drains at capacity − arrivals down to zero,
+// where an "empty" event switches it to passing arrivals through. A flow's last byte is
+// followed through the queues: it enters a queue behind the backlog there and leaves once the
+// link has sent that backlog (FIFO), then enters the next one; its arrival at the receiver
+// (Observer.FlowArrived, reported as soon as it is known) is when it leaves the last queue plus
+// the path's delay. Queues are followed in the senders' time frame — the one in which a
+// sender's rate reaches every queue of its path at once, as the arrivals above assume — so
+// the propagation delay is added once, at the end, as in the ideal model, and one flow alone
+// on an idle path arrives at exactly the same time in both models. Queueing delay, and a
+// pause anywhere on the path, lengthen a flow's completion exactly as far as the fluid queues
+// say. The link where the last byte waited longest is the flow's bottleneck (reported to a
+// fluid.BottleneckObserver; a flow that never waited reports its path's slowest link).
+//
+// ECN. A switch egress port whose rate has an entry in KMIN_MAP/KMAX_MAP/PMAX_MAP marks what it
+// sends with RED's probability of its backlog (cc.ECNMarker). The number of marked packets is
+// its expected value, PACKET_PAYLOAD_SIZE bytes per packet: the integral of
+// rate·p(q(t))/packet, computed exactly over the linear backlog (quadratic where p is linear),
+// so the next mark's time is solved, not polled. Each mark belongs to one of the flows arriving
+// at the port, drawn with probability proportional to its injection from a generator seeded
+// by Config.Seed; the receiver's notification point (cc.CNPGate) turns it into a CNP, which
+// reaches the sender one path delay after the marked packet reached the receiver.
+//
+// DCQCN. The reaction point is driven only by its CNPs and by the timers that can change its
+// rate (cc.DCQCN.Next); α updates between them are folded in when the next one comes, so a
+// flow costs events per rate change, not per ALPHA_RESUME_INTERVAL.
+//
+// PFC. Every packet switch has a shared buffer (cc.SwitchBuffer, BUFFER_SIZE with SimAI's
+// headroom, reserve and dynamic threshold). The ingress occupancy of a port is the part of the
+// switch's egress queues that arrived through it: each flow owns a share of the queue it
+// leaves by equal to its share of that queue's arrivals. When a port's occupancy reaches the
+// dynamic threshold the switch sends PAUSE to the port's upstream neighbour, and RESUME once it
+// falls the resume offset below; the frame takes the link's delay. Occupancies are linear
+// between events, so crossings are solved. A paused link sends nothing: its queue keeps
+// receiving, the flows behind it stop there (head-of-line blocking: every flow on the link,
+// whichever queue caused the pause), and the flows whose first link it is stop injecting.
+// NVSwitches have no buffer model and never pause, as in SimAI.
+//
+// # What the model leaves out
+//
+// Per-packet effects: drops (PFC makes the fabric lossless), retransmission, jitter, the
+// serialisation of individual packets. Reshaping: a congested or paused queue does not slow
+// the arrivals its flows bring to queues further on, and bytes released by a resume reach them
+// at the senders' rates, not as a burst. Windows (HAS_WIN, VAR_WIN) do not cap the bytes in
+// flight yet. CNPs are not delayed by queues on the way back.
+//
+// # Events and determinism
+//
+// The changes of an instant are collected and acted on once, at the end of the instant
+// (engine.AtInstantEnd): ports re-share, then queues re-arm their timers (empty, next marker
+// out, next mark), then switches check PFC. Everything runs on the engine's clock; the only
+// randomness is the seeded choice of the marked flow, so the same inputs and seed give the
+// same events.
+package ccfluid

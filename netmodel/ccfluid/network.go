@@ -1,0 +1,786 @@
+package ccfluid
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"simd/cc"
+	"simd/engine"
+	"simd/netmodel/fluid"
+	"simd/topo"
+	"simd/topo/route"
+)
+
+// FlowID names a flow; it is the ideal model's type, so one observer serves both models.
+type FlowID = fluid.FlowID
+
+// Observer gets the flow events: FlowSent when the sender has injected the last byte,
+// FlowArrived (from an event at that time) when the last byte has crossed every queue of the
+// path and reached the receiver. The slot is reused after FlowArrived returns.
+type Observer = fluid.Observer
+
+// PFCObserver receives every PFC frame as SimAI's pfc.txt logs it: at the time the frame
+// reaches the port it pauses or resumes (node, and ifindex = the port's ns-3 device index).
+type PFCObserver interface {
+	PFC(at engine.Time, node int32, kind topo.NodeKind, ifindex int, pause bool)
+}
+
+// Config is the congestion-control setting of a network (from SimAI.conf).
+type Config struct {
+	// DCQCN is the reaction point of every flow; LineRate is ignored, each flow's is the rate
+	// of its first link.
+	DCQCN cc.DCQCNConfig
+	// ECN gives the RED thresholds of switch egress ports by port rate (KMIN_MAP, KMAX_MAP,
+	// PMAX_MAP); ok false means the port does not mark. Nil: no marking (ENABLE_QCN 0).
+	ECN func(rateBps float64) (m cc.ECNMarker, ok bool)
+	// PacketBytes is the payload of a packet (PACKET_PAYLOAD_SIZE): RED marks packets, so the
+	// expected number of marks is the bytes sent over it times the marking probability.
+	PacketBytes float64
+	// CNPInterval is the notification point's minimum gap between two CNPs of a flow
+	// (0: one per marked packet, as SimAI's ns-3).
+	CNPInterval engine.Time
+	// PFC turns priority flow control on; BufferBytes is each switch's shared buffer
+	// (BUFFER_SIZE), NICRate SimAI's nic_rate for the per-port threshold shift.
+	PFC         bool
+	BufferBytes float64
+	NICRate     float64
+	// Seed picks, for each marked packet, which flow it belongs to (weighted by the flows'
+	// arrival rates at the port).
+	Seed uint64
+}
+
+// Stats are the network's counters.
+type Stats struct {
+	Started, Sent, Arrived uint64
+	Marks                  uint64 // ECN-marked packets (expected-value process)
+	CNPs                   uint64 // CNPs that reached a sender while it was sending
+	RateChanges            uint64 // sender rate changes from congestion control
+	Pauses, Resumes        uint64 // PFC frames
+	Events                 uint64
+}
+
+// Event kinds (low 8 bits of Event.Arg); flow events carry the flow's generation above them,
+// so an event for a slot that was reused since is recognised and dropped.
+const (
+	evSent int64 = iota
+	evCC
+	evCNP
+	evEmpty
+	evMarkerOut
+	evMark
+	evSwitch
+	evPause // Arg>>8: 1 pause, 0 resume
+	evInstant
+)
+
+const (
+	stateFree uint8 = iota
+	stateSending
+	stateSent
+)
+
+// flow is one transfer: its sender's rate (cc), what its NIC injects, and how far along the
+// path its injection reaches (up to the first paused link).
+type flow struct {
+	tag    int64
+	bytes  int64
+	off    int32 // path: arena[off : off+hops]
+	hops   int32
+	room   int32
+	delay  engine.Time // sum of the path's link delays
+	start  engine.Time
+	rem    float64 // bytes left to inject, at time at
+	at     engine.Time
+	inj    float64 // bits/s the NIC injects now
+	cinj   float64 // the injection the links' arrival sums hold for this flow
+	extent int32   // hops [0, extent) hold cinj in their arrivals
+	gen    uint32
+	state  uint8
+	rp     cc.DCQCN
+	gate   cc.CNPGate
+	lastRx engine.Time
+	bn     int32       // the link where the last byte waited longest, -1 when it never waited
+	bnWait engine.Time // that wait
+	sendT  engine.Timer
+	ccT    engine.Timer
+}
+
+// entry is a flow on a link's list: the flow and the hop of its path this link is.
+type entry struct {
+	f   int32
+	hop int32
+}
+
+// marker is a flow's last byte waiting in a link's queue until the link has served target.
+type marker struct {
+	f      int32
+	hop    int32
+	target float64
+	at     engine.Time // when it entered
+}
+
+// link is the state of one directed link: its queue, its flows, its PFC state.
+type link struct {
+	capa   float64
+	delay  engine.Time
+	paused bool
+	arr    float64 // Σ arriving injection, bits/s
+	qs     queueState
+	ecn    cc.ECNMarker
+	hasECN bool
+	on     []entry
+	src    []int32 // flows whose first link this is (the NIC's queue pairs)
+	mk     []marker
+	mhead  int
+	emptyT engine.Timer
+	mkT    engine.Timer
+	ecnT   engine.Timer
+	outSw  int32 // PFC switch this link leaves, -1 if none
+	inSw   int32 // PFC switch this link enters, -1 if none
+	inPort int32 // its port number at inSw
+	dirty  bool
+	nicDir bool
+}
+
+// Network is the fluid model with congestion control: sender rates come from DCQCN, each
+// egress port has a fluid queue that ECN-marks what it sends, switches pause their upstream
+// ports by PFC. See the package documentation.
+type Network struct {
+	s    *engine.Scheduler
+	g    *route.Graph
+	h    engine.HandlerID
+	obs  Observer
+	bobs fluid.BottleneckObserver // obs, when it wants bottlenecks
+	pfc  PFCObserver
+	cfg  Config
+	rng  *rand.Rand
+
+	flows []flow
+	free  []int32
+	arena []int32
+	apos  []int32 // position of each hop's entry in its link's list
+	links []link
+	sw    []pfcSwitch
+
+	dcqcn map[float64]*cc.DCQCNConfig // per line rate
+
+	dirtyLinks []int32
+	dirtyNIC   []int32
+	dirtySw    []int32
+	pending    bool
+	fill       []fillItem
+	ifidx      []int32 // per directed link: ns-3 device index at its sending node, 0 unknown
+
+	stats Stats
+}
+
+type handler struct{ n *Network }
+
+func (h handler) HandleEvent(s *engine.Scheduler, ev engine.Event) { h.n.handle(ev) }
+
+// New returns a congestion-controlled network over g, scheduled by s, reporting flows to obs
+// and PFC frames to pfc (either may be nil).
+func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg Config) (*Network, error) {
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	if !(cfg.PacketBytes > 0) {
+		return nil, fmt.Errorf("packet payload size %v must be positive", cfg.PacketBytes)
+	}
+	n := &Network{s: s, g: g, obs: obs, pfc: pfc, cfg: cfg,
+		rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), dcqcn: map[float64]*cc.DCQCNConfig{}}
+	nl := g.NumDirLinks()
+	n.links = make([]link, nl)
+	for l := range n.links {
+		k := &n.links[l]
+		k.capa, k.delay = g.Rate(int32(l)), g.Delay(int32(l))
+		k.outSw, k.inSw = -1, -1
+		if cfg.ECN != nil && g.Kind(g.From(int32(l))) == topo.Switch {
+			k.ecn, k.hasECN = cfg.ECN(k.capa)
+		}
+	}
+	for _, rate := range g.Rates() {
+		c := cfg.DCQCN
+		c.LineRate = rate
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+		n.dcqcn[rate] = &c
+	}
+	if cfg.PFC {
+		if err := n.buildSwitches(); err != nil {
+			return nil, err
+		}
+	}
+	n.bobs, _ = obs.(fluid.BottleneckObserver)
+	n.h = s.Register(handler{n})
+	return n, nil
+}
+
+type nopObserver struct{}
+
+func (nopObserver) FlowSent(FlowID, engine.Time)    {}
+func (nopObserver) FlowArrived(FlowID, engine.Time) {}
+
+// Start begins a flow now over path (directed links, copied) of bytes (0 counts as 1), at its
+// line rate until congestion control says otherwise. delay is ignored: the model adds each
+// link's delay as the last byte crosses it (it is accepted so that both models share the
+// runner's call).
+func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64) FlowID {
+	if bytes < 0 {
+		panic("ccfluid: Start with negative size " + strconv.FormatInt(bytes, 10))
+	}
+	if bytes == 0 {
+		bytes = 1
+	}
+	var id int32
+	if k := len(n.free); k > 0 {
+		id = n.free[k-1]
+		n.free = n.free[:k-1]
+	} else {
+		id = int32(len(n.flows))
+		n.flows = append(n.flows, flow{})
+	}
+	f := &n.flows[id]
+	h := int32(len(path))
+	if h > f.room {
+		f.room = max(h, 8)
+		f.off = int32(len(n.arena))
+		for range f.room {
+			n.arena = append(n.arena, 0)
+			n.apos = append(n.apos, 0)
+		}
+	}
+	now := n.s.Now()
+	f.tag, f.bytes, f.hops, f.start = tag, bytes, h, now
+	f.rem, f.at, f.inj, f.cinj, f.extent = float64(bytes), now, 0, 0, 0
+	f.gen++
+	f.state = stateSending
+	f.sendT, f.ccT = engine.Timer{}, engine.Timer{}
+	f.gate, f.lastRx = cc.CNPGate{}, 0
+	f.bn, f.bnWait = -1, 0
+	f.delay = 0
+	copy(n.arena[f.off:f.off+h], path)
+	for k, l := range path {
+		lk := &n.links[l]
+		n.apos[f.off+int32(k)] = int32(len(lk.on))
+		lk.on = append(lk.on, entry{id, int32(k)})
+		f.delay += lk.delay
+	}
+	n.stats.Started++
+	if h == 0 {
+		f.state = stateSent
+		n.stats.Sent++
+		n.obs.FlowSent(FlowID(id), now)
+		n.arrive(id, now)
+		return FlowID(id)
+	}
+	first := path[0]
+	f.rp = cc.NewDCQCN(n.dcqcn[n.links[first].capa], now)
+	f.extent = n.extentOf(f)
+	n.links[first].src = append(n.links[first].src, id)
+	n.nicDirty(first)
+	return FlowID(id)
+}
+
+// extentOf is the number of hops the flow's injection reaches: up to and including the first
+// paused link (its queue still receives), all of them when none is paused.
+func (n *Network) extentOf(f *flow) int32 {
+	for k := range f.hops {
+		if n.links[n.arena[f.off+k]].paused {
+			return k + 1
+		}
+	}
+	return f.hops
+}
+
+func (n *Network) wake() {
+	if !n.pending {
+		n.pending = true
+		n.s.AtInstantEnd(n.h, 0, evInstant)
+	}
+}
+
+func (n *Network) nicDirty(l int32) {
+	if !n.links[l].nicDir {
+		n.links[l].nicDir = true
+		n.dirtyNIC = append(n.dirtyNIC, l)
+	}
+	n.wake()
+}
+
+func (n *Network) linkDirty(l int32) {
+	lk := &n.links[l]
+	if !lk.dirty {
+		lk.dirty = true
+		n.dirtyLinks = append(n.dirtyLinks, l)
+	}
+	if lk.outSw >= 0 {
+		n.swDirty(lk.outSw)
+	}
+	n.wake()
+}
+
+// capOf is what link l may send now: 0 while paused.
+func (n *Network) capOf(l int32) float64 {
+	if n.links[l].paused {
+		return 0
+	}
+	return n.links[l].capa
+}
+
+// advanceLink brings link l's queue to now.
+func (n *Network) advanceLink(l int32, now engine.Time) {
+	lk := &n.links[l]
+	var m *cc.ECNMarker
+	if lk.hasECN {
+		m = &lk.ecn
+	}
+	lk.qs.advance(now, lk.arr, n.capOf(l), m, n.cfg.PacketBytes)
+}
+
+// setArrival changes link l's arrival sum by d bits/s at now.
+func (n *Network) setArrival(l int32, d float64, now engine.Time) {
+	n.advanceLink(l, now)
+	lk := &n.links[l]
+	lk.arr += d
+	if lk.arr < 1e-6*lk.capa {
+		lk.arr = max(lk.arr, 0)
+		if len(lk.on) == 0 {
+			lk.arr = 0
+		}
+	}
+	n.linkDirty(l)
+}
+
+// applyFlow brings the links' arrival sums in line with flow id's injection and extent.
+func (n *Network) applyFlow(id int32, now engine.Time) {
+	f := &n.flows[id]
+	ext := int32(0)
+	inj := 0.0
+	if f.state == stateSending {
+		ext, inj = n.extentOf(f), f.inj
+	}
+	if ext == f.extent && inj == f.cinj {
+		return
+	}
+	for k := range f.hops {
+		var old, nw float64
+		if k < f.extent {
+			old = f.cinj
+		}
+		if k < ext {
+			nw = inj
+		}
+		if old != nw {
+			n.setArrival(n.arena[f.off+k], nw-old, now)
+		}
+	}
+	f.extent, f.cinj = ext, inj
+}
+
+// setInjection changes what flow id's NIC injects and moves its "sent" timer.
+func (n *Network) setInjection(id int32, inj float64, now engine.Time) {
+	f := &n.flows[id]
+	if inj == f.inj && f.sendT != (engine.Timer{}) {
+		return
+	}
+	f.rem -= float64(f.inj*secs(now-f.at)) / 8
+	f.rem = max(f.rem, 0)
+	f.at, f.inj = now, inj
+	d := engine.Never
+	if f.rem <= 0 {
+		d = 0
+	} else if inj > 0 {
+		d = ceilPs(f.rem * 8 / inj)
+	}
+	n.setTimer(&f.sendT, d, id, evSent|int64(f.gen)<<24)
+	n.applyFlow(id, now)
+}
+
+// setTimer moves t to now+d (Never: cancels it).
+func (n *Network) setTimer(t *engine.Timer, d engine.Time, target int32, arg int64) {
+	if d == engine.Never {
+		n.s.Cancel(*t)
+		*t = engine.Timer{}
+		return
+	}
+	at := n.s.Now() + d
+	if !n.s.Reschedule(*t, at) {
+		*t = n.s.At(at, n.h, target, arg)
+	}
+}
+
+// fillItem is one queue pair in the NIC's fair sharing.
+type fillItem struct {
+	demand float64
+	f      int32
+}
+
+// shareNIC splits the capacity of first link l among the flows that start there: each gets
+// its congestion-control rate, and when they ask for more than the port can send, the port
+// serves them round-robin, i.e. max-min fair with their rates as caps (ns-3's NIC schedules
+// its queue pairs in turn, each paced at its own rate).
+func (n *Network) shareNIC(l int32, now engine.Time) {
+	lk := &n.links[l]
+	c := n.capOf(l)
+	n.fill = n.fill[:0]
+	total := 0.0
+	for _, id := range lk.src {
+		d := n.flows[id].rp.Rate()
+		n.fill = append(n.fill, fillItem{d, id})
+		total += d
+	}
+	if total <= c {
+		for _, it := range n.fill {
+			n.setInjection(it.f, it.demand, now)
+		}
+		return
+	}
+	slices.SortFunc(n.fill, func(a, b fillItem) int {
+		switch {
+		case a.demand < b.demand:
+			return -1
+		case a.demand > b.demand:
+			return 1
+		}
+		return int(a.f - b.f)
+	})
+	left, k := c, len(n.fill)
+	for i, it := range n.fill {
+		share := left / float64(k-i)
+		if it.demand <= share {
+			n.setInjection(it.f, it.demand, now)
+			left -= it.demand
+			continue
+		}
+		for _, rest := range n.fill[i:] {
+			n.setInjection(rest.f, share, now)
+		}
+		return
+	}
+}
+
+// instantEnd runs once per instant with changes: re-share the NICs whose flows or rates
+// changed, then re-arm the timers of the links whose queues changed, then let the switches
+// whose queues changed check PFC.
+func (n *Network) instantEnd() {
+	now := n.s.Now()
+	n.pending = false
+	for i := 0; i < len(n.dirtyNIC); i++ {
+		l := n.dirtyNIC[i]
+		n.links[l].nicDir = false
+		n.shareNIC(l, now)
+	}
+	n.dirtyNIC = n.dirtyNIC[:0]
+	for i := 0; i < len(n.dirtyLinks); i++ {
+		l := n.dirtyLinks[i]
+		n.links[l].dirty = false
+		n.armLink(l, now)
+	}
+	n.dirtyLinks = n.dirtyLinks[:0]
+	for i := 0; i < len(n.dirtySw); i++ {
+		w := n.dirtySw[i]
+		n.sw[w].dirty = false
+		n.checkSwitch(w, now)
+	}
+	n.dirtySw = n.dirtySw[:0]
+}
+
+// armLink re-arms link l's timers from its current line: queue empty, head marker out, next
+// ECN mark.
+func (n *Network) armLink(l int32, now engine.Time) {
+	n.advanceLink(l, now)
+	lk := &n.links[l]
+	c := n.capOf(l)
+	n.setTimer(&lk.emptyT, lk.qs.emptyIn(lk.arr, c), l, evEmpty)
+	n.armMarker(l)
+	if lk.hasECN {
+		out, slope := rates(lk.qs.q, lk.arr, c)
+		n.setTimer(&lk.ecnT, markIn(&lk.ecn, lk.qs.q, slope, out, n.cfg.PacketBytes, 1-lk.qs.credit), l, evMark)
+	}
+}
+
+// armMarker schedules the departure of link l's head marker.
+func (n *Network) armMarker(l int32) {
+	lk := &n.links[l]
+	d := engine.Never
+	if lk.mhead < len(lk.mk) {
+		c := n.capOf(l)
+		if c > 0 {
+			d = ceilPs(max(lk.mk[lk.mhead].target-lk.qs.served, 0) * 8 / c)
+		}
+	}
+	n.setTimer(&lk.mkT, d, l, evMarkerOut)
+}
+
+func (n *Network) handle(ev engine.Event) {
+	n.stats.Events++
+	kind := ev.Arg & 0xff
+	now := ev.At
+	switch kind {
+	case evInstant:
+		n.instantEnd()
+		return
+	case evEmpty:
+		n.advanceLink(ev.Target, now)
+		n.links[ev.Target].qs.q = 0
+		n.links[ev.Target].emptyT = engine.Timer{}
+		n.linkDirty(ev.Target)
+		return
+	case evMarkerOut:
+		n.links[ev.Target].mkT = engine.Timer{}
+		n.markerOut(ev.Target, now)
+		return
+	case evMark:
+		n.links[ev.Target].ecnT = engine.Timer{}
+		n.mark(ev.Target, now)
+		return
+	case evSwitch:
+		n.sw[ev.Target].checkT = engine.Timer{}
+		n.checkSwitch(ev.Target, now)
+		return
+	case evPause:
+		n.applyPause(ev.Target, ev.Arg>>8 == 1, now)
+		return
+	}
+	id := ev.Target
+	f := &n.flows[id]
+	if uint32(ev.Arg>>24) != f.gen || f.state == stateFree {
+		return // an event of an earlier flow in this slot
+	}
+	switch kind {
+	case evSent:
+		f.sendT = engine.Timer{}
+		n.sent(id, now)
+	case evCC:
+		f.ccT = engine.Timer{}
+		if f.state == stateSending {
+			if f.rp.Advance(now) {
+				n.stats.RateChanges++
+				n.nicDirty(n.arena[f.off])
+			}
+			n.armCC(id)
+		}
+	case evCNP:
+		if f.state == stateSending {
+			n.stats.CNPs++
+			if f.rp.OnCNP(now) {
+				n.stats.RateChanges++
+				n.nicDirty(n.arena[f.off])
+			}
+			n.armCC(id)
+		}
+	}
+}
+
+// armCC schedules flow id's next reaction-point timer that can change its rate.
+func (n *Network) armCC(id int32) {
+	f := &n.flows[id]
+	next := f.rp.Next()
+	d := engine.Never
+	if next != engine.Never {
+		d = max(next-n.s.Now(), 0)
+	}
+	n.setTimer(&f.ccT, d, id, evCC|int64(f.gen)<<24)
+}
+
+// sent: flow id has injected its last byte. It leaves its links' arrival sums and the NIC's
+// sharing, and its last byte starts through the queues.
+func (n *Network) sent(id int32, now engine.Time) {
+	f := &n.flows[id]
+	f.rem, f.at = 0, now
+	f.state = stateSent
+	n.applyFlow(id, now)
+	n.s.Cancel(f.ccT)
+	f.ccT = engine.Timer{}
+	first := n.arena[f.off]
+	src := n.links[first].src
+	if i := slices.Index(src, id); i >= 0 {
+		src[i] = src[len(src)-1]
+		n.links[first].src = src[:len(src)-1]
+	}
+	n.nicDirty(first)
+	for k := range f.hops {
+		l := n.arena[f.off+k]
+		p := n.apos[f.off+k]
+		list := n.links[l].on
+		last := int32(len(list) - 1)
+		if p != last {
+			e := list[last]
+			list[p] = e
+			n.apos[n.flows[e.f].off+e.hop] = p
+		}
+		n.links[l].on = list[:last]
+	}
+	n.stats.Sent++
+	n.obs.FlowSent(FlowID(id), now)
+	n.enter(id, 0, now)
+}
+
+// enter: flow id's last byte reaches the queue of its hop-th link. It leaves once the link has
+// sent everything queued before it (FIFO), then crosses the link's delay.
+func (n *Network) enter(id int32, hop int32, now engine.Time) {
+	f := &n.flows[id]
+	l := n.arena[f.off+hop]
+	n.advanceLink(l, now)
+	lk := &n.links[l]
+	if lk.qs.q <= emptyEps && lk.mhead == len(lk.mk) && !lk.paused {
+		n.forward(id, hop, now, now)
+		return
+	}
+	if lk.mhead == len(lk.mk) {
+		lk.mk, lk.mhead = lk.mk[:0], 0
+	}
+	lk.mk = append(lk.mk, marker{id, hop, lk.qs.served + lk.qs.q, now})
+	if lk.mhead == len(lk.mk)-1 {
+		n.armMarker(l)
+	}
+}
+
+// forward passes flow id's last byte from its hop-th queue to the next one, or to the receiver
+// one path delay later. Queues are followed in the senders' time frame, the one in which
+// arrivals reach every queue of a path at once (see the package doc), so the byte moves on at
+// once and the path's delay is added at the end, as in the ideal model.
+func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
+	f := &n.flows[id]
+	if w := now - entered; w > f.bnWait {
+		f.bnWait, f.bn = w, n.arena[f.off+hop]
+	}
+	if hop+1 == f.hops {
+		n.arrive(id, now+f.delay)
+		return
+	}
+	n.enter(id, hop+1, now)
+}
+
+// markerOut: link l's head marker has been served.
+func (n *Network) markerOut(l int32, now engine.Time) {
+	n.advanceLink(l, now)
+	lk := &n.links[l]
+	for lk.mhead < len(lk.mk) {
+		m := lk.mk[lk.mhead]
+		if m.target > lk.qs.served+emptyEps*8 && !(lk.qs.q <= emptyEps && !lk.paused) {
+			break
+		}
+		lk.mhead++
+		n.forward(m.f, m.hop, m.at, now)
+		lk = &n.links[l]
+	}
+	n.armMarker(l)
+}
+
+// arrive reports flow id's arrival at time at and frees its slot.
+func (n *Network) arrive(id int32, at engine.Time) {
+	n.stats.Arrived++
+	if n.bobs != nil {
+		f := &n.flows[id]
+		bn := f.bn
+		if bn < 0 && f.hops > 0 {
+			// It never queued: its path's slowest link limited it (the first, on a tie).
+			for k := range f.hops {
+				if l := n.arena[f.off+k]; bn < 0 || n.links[l].capa < n.links[bn].capa {
+					bn = l
+				}
+			}
+		}
+		if bn >= 0 {
+			n.bobs.FlowBottleneck(FlowID(id), bn, float64(f.bytes), at)
+		}
+	}
+	n.obs.FlowArrived(FlowID(id), at)
+	f := &n.flows[id]
+	f.state = stateFree
+	n.free = append(n.free, id)
+}
+
+// mark: link l marks a packet now. It belongs to one of the flows arriving at the link,
+// chosen with probability proportional to its arrival rate; the receiver's notification point
+// answers with a CNP, which reaches the sender one path delay later.
+func (n *Network) mark(l int32, now engine.Time) {
+	n.advanceLink(l, now)
+	lk := &n.links[l]
+	lk.qs.credit = max(lk.qs.credit-1, 0)
+	n.stats.Marks++
+	n.linkDirty(l)
+	if lk.arr <= 0 {
+		return
+	}
+	x := n.rng.Float64() * lk.arr
+	pick := int32(-1)
+	var hop int32
+	for _, e := range lk.on {
+		f := &n.flows[e.f]
+		if e.hop < f.extent && f.cinj > 0 {
+			pick, hop = e.f, e.hop
+			x -= f.cinj
+			if x < 0 {
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		return
+	}
+	f := &n.flows[pick]
+	rx := now
+	for k := hop; k < f.hops; k++ {
+		rx += n.links[n.arena[f.off+k]].delay
+	}
+	rx = max(rx, f.lastRx)
+	f.lastRx = rx
+	if f.gate.OnMarked(rx, n.cfg.CNPInterval) {
+		n.s.At(rx+f.delay, n.h, pick, evCNP|int64(f.gen)<<24)
+	}
+}
+
+// Tag is the caller's tag of flow f.
+func (n *Network) Tag(f FlowID) int64 { return n.flows[f].tag }
+
+// Bytes is flow f's size.
+func (n *Network) Bytes(f FlowID) int64 { return n.flows[f].bytes }
+
+// Path is flow f's path (aliases the network's storage; valid until the slot is reused).
+func (n *Network) Path(f FlowID) []int32 {
+	fl := &n.flows[f]
+	return n.arena[fl.off : fl.off+fl.hops]
+}
+
+// Rate is flow f's congestion-control rate, bits/s.
+func (n *Network) Rate(f FlowID) float64 { return n.flows[f].rp.Rate() }
+
+// Injection is what flow f's NIC sends now, bits/s.
+func (n *Network) Injection(f FlowID) float64 { return n.flows[f].inj }
+
+// Queue is link l's backlog in bytes at the current time.
+func (n *Network) Queue(l int32) float64 {
+	n.advanceLink(l, n.s.Now())
+	return n.links[l].qs.q
+}
+
+// LinkBytes is what link l has sent so far, bytes.
+func (n *Network) LinkBytes(l int32) float64 {
+	n.advanceLink(l, n.s.Now())
+	return n.links[l].qs.served
+}
+
+// Paused reports whether link l's sender is paused by PFC now.
+func (n *Network) Paused(l int32) bool { return n.links[l].paused }
+
+// Stats returns the counters.
+func (n *Network) Stats() Stats { return n.stats }
+
+// Graph is the network's graph.
+func (n *Network) Graph() *route.Graph { return n.g }
+
+// Injected is how many bytes flow f's sender has sent so far.
+func (n *Network) Injected(f FlowID) float64 {
+	fl := &n.flows[f]
+	if fl.state != stateSending {
+		return float64(fl.bytes)
+	}
+	rem := fl.rem - float64(fl.inj*secs(n.s.Now()-fl.at))/8
+	return float64(fl.bytes) - max(rem, 0)
+}

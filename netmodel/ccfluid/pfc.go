@@ -1,0 +1,220 @@
+package ccfluid
+
+import (
+	"math"
+	"slices"
+
+	"simd/cc"
+	"simd/engine"
+	"simd/topo"
+	"simd/topo/route"
+)
+
+// pfcSwitch is the PFC state of one switch: its shared buffer (cc.SwitchBuffer) and, per port,
+// the egress link (port p sends on egress[p] and receives on its reverse).
+type pfcSwitch struct {
+	node   int32
+	buf    *cc.SwitchBuffer
+	egress []int32
+	base   []float64 // per port: the threshold at zero shared use times 2^shift
+	mul    []float64 // per port: 2^shift
+	res    float64   // reserve per port
+	off    float64   // resume offset
+	bound  float64   // total backlog below which no port can reach its pause threshold
+	u, du  []float64 // scratch: ingress occupancy per port and its slope
+	paused int       // ports paused now
+	checkT engine.Timer
+	dirty  bool
+}
+
+// buildSwitches gives every packet switch a shared buffer. NVSwitches get none: SimAI's
+// NVSwitches never send PFC frames.
+func (n *Network) buildSwitches() error {
+	for x := range int32(n.g.NumNodes()) {
+		if n.g.Kind(x) != topo.Switch {
+			continue
+		}
+		_, dl := n.g.Adjacent(x)
+		rates := make([]float64, len(dl))
+		delays := make([]engine.Time, len(dl))
+		for p, l := range dl {
+			rates[p], delays[p] = n.g.Rate(l), n.g.Delay(l)
+		}
+		cfg := cc.DefaultSwitchBuffer(n.cfg.BufferBytes, rates, delays, n.cfg.NICRate)
+		if err := cfg.Validate(); err != nil {
+			return err
+		}
+		w := &pfcSwitch{node: x, buf: cc.NewSwitchBuffer(&cfg), egress: slices.Clone(dl),
+			res: cfg.ReserveBytes, off: cfg.ResumeOffset, bound: math.Inf(1),
+			u: make([]float64, len(dl)), du: make([]float64, len(dl))}
+		for p := range dl {
+			mul := math.Ldexp(1, int(w.buf.Shift(p)))
+			base := w.buf.Threshold(p, 0) * mul
+			w.mul = append(w.mul, mul)
+			w.base = append(w.base, base)
+			// A port pauses when its own shared use U−res reaches (base − shared)/mul, and
+			// U ≤ total, shared ≤ total: so the total must reach (base + mul·res)/(mul + 1).
+			w.bound = min(w.bound, (base+mul*w.res)/(mul+1))
+		}
+		id := int32(len(n.sw))
+		for p, l := range dl {
+			n.links[l].outSw = id
+			in := route.Reverse(l)
+			n.links[in].inSw, n.links[in].inPort = id, int32(p)
+		}
+		n.sw = append(n.sw, *w)
+	}
+	return nil
+}
+
+func (n *Network) swDirty(w int32) {
+	if !n.sw[w].dirty {
+		n.sw[w].dirty = true
+		n.dirtySw = append(n.dirtySw, w)
+	}
+	n.wake()
+}
+
+// checkSwitch decides PFC frames for switch w now and arms its next check.
+//
+// The ingress occupancy of port p is the part of the switch's egress queues that came in
+// through p: every flow entering through p owns a share of the queue it leaves by equal to its
+// share of that queue's arrivals. Between events queues are linear and shares constant, so
+// occupancies are linear and the next threshold crossing is solved, not polled.
+func (n *Network) checkSwitch(w int32, now engine.Time) {
+	sw := &n.sw[w]
+	total, dtotal := 0.0, 0.0
+	for _, l := range sw.egress {
+		n.advanceLink(l, now)
+		lk := &n.links[l]
+		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
+		total += lk.qs.q
+		dtotal += slope
+	}
+	if sw.paused == 0 && total < sw.bound {
+		d := engine.Never
+		if dtotal > 0 {
+			d = max(ceilPs((sw.bound-total)/dtotal), 1)
+		}
+		n.setTimer(&sw.checkT, d, w, evSwitch)
+		return
+	}
+	for p := range sw.u {
+		sw.u[p], sw.du[p] = 0, 0
+	}
+	for p, out := range sw.egress {
+		in := route.Reverse(out)
+		for _, e := range n.links[in].on {
+			f := &n.flows[e.f]
+			if e.hop+1 >= f.hops || e.hop+1 >= f.extent || f.cinj <= 0 {
+				continue
+			}
+			next := n.arena[f.off+e.hop+1]
+			lk := &n.links[next]
+			if lk.arr <= 0 {
+				continue
+			}
+			share := f.cinj / lk.arr
+			_, slope := rates(lk.qs.q, lk.arr, n.capOf(next))
+			sw.u[p] += lk.qs.q * share
+			sw.du[p] += slope * share
+		}
+	}
+	for p := range sw.u {
+		sw.buf.SetIngress(p, sw.u[p])
+	}
+	for p, out := range sw.egress {
+		in := route.Reverse(out)
+		switch {
+		case sw.buf.ShouldPause(p):
+			sw.buf.SetPaused(p, true)
+			sw.paused++
+			n.stats.Pauses++
+			n.s.At(now+n.links[in].delay, n.h, in, evPause|1<<8)
+		case sw.buf.ShouldResume(p):
+			sw.buf.SetPaused(p, false)
+			sw.paused--
+			n.stats.Resumes++
+			n.s.At(now+n.links[in].delay, n.h, in, evPause)
+		}
+	}
+	n.setTimer(&sw.checkT, n.nextCrossing(sw), w, evSwitch)
+}
+
+// nextCrossing is the time until the next PFC decision of sw can change, with every ingress
+// occupancy moving on its line: a port reaching its pause or resume level, or an occupancy
+// crossing the reserve (which changes the shared use's slope).
+func (n *Network) nextCrossing(sw *pfcSwitch) engine.Time {
+	shared, dshared := 0.0, 0.0
+	for p, u := range sw.u {
+		if u > sw.res {
+			shared += u - sw.res
+			dshared += sw.du[p]
+		}
+	}
+	best := math.Inf(1)
+	consider := func(v, dv float64) { // time for v to rise through 0 at rate dv
+		if v < 0 && dv > 0 {
+			best = min(best, -v/dv)
+		}
+	}
+	const eps = 1e-3 // bytes past the level, so the check lands on the far side
+	for p, u := range sw.u {
+		du := sw.du[p]
+		if u < sw.res {
+			consider(u-sw.res-eps, du)
+		} else {
+			consider(sw.res-u-eps, -du)
+		}
+		g := (u - sw.res) - (sw.base[p]-shared)/sw.mul[p]
+		dg := du + dshared/sw.mul[p]
+		if sw.buf.Paused(p) {
+			consider(-(g+sw.off)-eps, -dg)
+		} else {
+			consider(g-eps, dg)
+		}
+	}
+	if math.IsInf(best, 1) {
+		return engine.Never
+	}
+	return max(ceilPs(best), 1)
+}
+
+// applyPause: a PFC frame reaches the sender of link l. Paused, the link sends nothing; its
+// queue keeps receiving, and every flow behind it stops at it (head-of-line blocking).
+func (n *Network) applyPause(l int32, pause bool, now engine.Time) {
+	lk := &n.links[l]
+	if lk.paused == pause {
+		return
+	}
+	n.advanceLink(l, now)
+	lk.paused = pause
+	for _, e := range lk.on {
+		n.applyFlow(e.f, now)
+	}
+	n.nicDirty(l)
+	n.linkDirty(l)
+	if n.pfc != nil {
+		from := n.g.From(l)
+		n.pfc.PFC(now, from, n.g.Kind(from), n.ifIndex(l), pause)
+	}
+}
+
+// ifIndex is the ns-3 device index of directed link l at its sending node: devices are added
+// in the order of the topology file's links, after the loopback device 0.
+func (n *Network) ifIndex(l int32) int {
+	if n.ifidx == nil {
+		n.ifidx = make([]int32, len(n.links))
+	}
+	if v := n.ifidx[l]; v > 0 {
+		return int(v)
+	}
+	x := n.g.From(l)
+	_, dl := n.g.Adjacent(x)
+	order := slices.Clone(dl)
+	slices.SortFunc(order, func(a, b int32) int { return route.LinkIndex(a) - route.LinkIndex(b) })
+	for i, m := range order {
+		n.ifidx[m] = int32(i + 1)
+	}
+	return int(n.ifidx[l])
+}
