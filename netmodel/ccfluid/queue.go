@@ -111,33 +111,38 @@ func markIntegral(m *cc.ECNMarker, q, slope, dt float64) float64 {
 
 // markIn is the time until the integral of the marking rate (out/8/pkt marked units per second
 // at probability 1) reaches need, or Never when the current line never gets there (the queue
-// drains below KMin first, or nothing is sent).
+// drains below KMin first, or nothing is sent). It is at least 1 ps when need > 0, so marks
+// always move the clock.
 func markIn(m *cc.ECNMarker, q, slope, out, pkt, need float64) engine.Time {
-	if out <= 0 || need <= 0 {
-		if need <= 0 {
-			return 0
-		}
+	if need <= 0 {
+		return 0
+	}
+	if out <= 0 {
 		return engine.Never
 	}
 	// Required ∫p dt over the interval, in seconds.
 	want := need * pkt * 8 / out
-	if slope == 0 {
-		p := m.Probability(q)
+	p := m.Probability(q)
+	var t float64
+	switch {
+	case slope > 0:
+		t = (markPrimitiveInv(m, markPrimitive(m, q)+want*slope) - q) / slope
+	case slope < 0:
+		// Draining: ∫p dt = (P(q) − P(q₁))/|slope|, at most P(q)/|slope| before the queue
+		// empties.
+		target := markPrimitive(m, q) + want*slope
+		if target <= 0 {
+			return engine.Never
+		}
+		t = (markPrimitiveInv(m, target) - q) / slope
+	}
+	if !(t > 0) {
+		// Slope 0, or a slope so small that the primitive's difference is lost in rounding:
+		// the probability is constant over the interval.
 		if p <= 0 {
 			return engine.Never
 		}
-		return ceilPs(want / p)
+		t = want / p
 	}
-	p0 := markPrimitive(m, q)
-	if slope > 0 {
-		q1 := markPrimitiveInv(m, p0+want*slope)
-		return ceilPs((q1 - q) / slope)
-	}
-	// Draining: ∫p dt = (P(q) − P(q₁))/|slope|, at most P(q)/|slope| before the queue empties.
-	target := p0 + want*slope // slope < 0
-	if target <= 0 {
-		return engine.Never
-	}
-	q1 := markPrimitiveInv(m, target)
-	return ceilPs((q1 - q) / slope)
+	return max(ceilPs(t), 1)
 }
