@@ -72,6 +72,7 @@ type Simulator struct {
 	obs      []Observer
 	bobs     []BottleneckObserver
 	err      error
+	track    bool // keep each in-flight flow's endpoints and ports (for observers and monitors)
 
 	// Per in-flight flow, indexed by the network's FlowID slot.
 	inflight []inflightFlow
@@ -258,7 +259,10 @@ func (m *Simulator) CCNetwork() *ccfluid.Network { return m.ccnet }
 // Observe adds an observer of arriving flows. Observers must be added before the first flow
 // starts: the simulator keeps what a record needs (start time, ports) only while someone
 // observes.
-func (m *Simulator) Observe(o Observer) { m.obs = append(m.obs, o) }
+func (m *Simulator) Observe(o Observer) {
+	m.obs = append(m.obs, o)
+	m.track = true
+}
 
 // Err is the first error met while running (a flow that cannot be routed); the scheduler is
 // stopped when it happens.
@@ -389,7 +393,7 @@ func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int
 		return err
 	}
 	nf := m.net.Start(path, bytes, delay, tag)
-	if len(m.obs) > 0 {
+	if m.track {
 		for int(nf) >= len(m.inflight) {
 			m.inflight = append(m.inflight, inflightFlow{})
 		}

@@ -211,6 +211,11 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 		fctLog = netmodel.NewFCTLog(fct.f, fab, s.conf.PacketPayloadSize)
 		sim.Observe(fctLog)
 	}
+	mons, err := startMonitors(out, sim, &s.conf, s.o.conf, s.log)
+	if err != nil {
+		return nil, err
+	}
+	defer mons.abort()
 	began := time.Now()
 	res, err := workloads.NewRunner(s.w, s.layout, sched, net).Run()
 	wall := time.Since(began)
@@ -238,6 +243,11 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 		}
 		r.outputs = append(r.outputs, path)
 	}
+	paths, err := mons.commit()
+	if err != nil {
+		return nil, err
+	}
+	r.outputs = append(r.outputs, paths...)
 	return r, nil
 }
 
@@ -245,16 +255,7 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 // asks for no rate control, the fluid queue model with DCQCN, ECN and PFC for CC_MODE 1. PFC
 // frames go to pfc when it is not nil (the returned log, to be flushed).
 func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Scheduler, fab *netmodel.Fabric, tally bool, seed uint64, pfc *streamFile) (*netmodel.Simulator, *netmodel.PFCLog, error) {
-	where := func(key string) string {
-		name := confPath
-		if name == "" {
-			name = "SimAI.conf (built in)"
-		}
-		if line, ok := conf.Lines[key]; ok {
-			return fmt.Sprintf("%s:%d", name, line)
-		}
-		return name
-	}
+	where := func(key string) string { return confWhere(conf, confPath, key) }
 	cfg, on, err := netmodel.CCConfig(conf, fab.NICRate(), seed)
 	if err != nil {
 		return nil, nil, badInputf("%s: CC_MODE: %v", where("CC_MODE"), err)
@@ -273,6 +274,119 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 		return nil, nil, badInputf("%s: %v", where("CC_MODE"), err)
 	}
 	return sim, log, nil
+}
+
+// confWhere names where SimAI.conf sets key: file:line, or the file when the key is absent.
+func confWhere(conf *configs.SimAIConf, confPath, key string) string {
+	name := confPath
+	if name == "" {
+		name = "SimAI.conf (built in)"
+	}
+	if line, ok := conf.Lines[key]; ok {
+		return fmt.Sprintf("%s:%d", name, line)
+	}
+	return name
+}
+
+// monitorOutputs are SimAI.conf's monitor keys, the standard names of their files and the key
+// of each one's sampling period, in the order of monitors.files.
+var monitorOutputs = [...]struct{ key, std, interval string }{
+	{"QLEN_MON_FILE", "qlen.txt", "QLEN_MON_INTERVAL"},
+	{"BW_MON_FILE", "bw.txt", "BW_MON_INTERVAL"},
+	{"RATE_MON_FILE", "rate.txt", "QP_MON_INTERVAL"},
+	{"CNP_MON_FILE", "cnp.txt", "QP_MON_INTERVAL"},
+}
+
+// monitors are the monitor files of a run (netmodel/monitorlog.go), nil where off.
+type monitors struct {
+	files [len(monitorOutputs)]*streamFile
+	logs  [len(monitorOutputs)]interface{ Flush() error }
+}
+
+// startMonitors opens the monitor files SimAI.conf switches on (QLEN_MON_FILE, BW_MON_FILE,
+// RATE_MON_FILE, CNP_MON_FILE; qlen.txt, bw.txt, rate.txt, cnp.txt under -o) and starts their
+// samplers, between MON_START and MON_END. They sample the congestion-controlled model's queues
+// and rates: when CC_MODE asks for no rate control there is nothing to sample, and a warning
+// says so instead of writing files.
+func startMonitors(out *eventOutputs, sim *netmodel.Simulator, conf *configs.SimAIConf, confPath string, log *zap.Logger) (*monitors, error) {
+	mons := &monitors{}
+	var keys []string
+	for _, m := range monitorOutputs {
+		if conf.Present[m.key] {
+			keys = append(keys, m.key)
+		}
+	}
+	if len(keys) == 0 {
+		return mons, nil
+	}
+	if sim.CCNetwork() == nil {
+		log.Warn("SimAI.conf asks for monitors, but its CC_MODE runs the ideal model, which has no queues or rates to sample: no monitor file is written (CC_MODE 1 has them)",
+			zap.Strings("keys", keys))
+		return mons, nil
+	}
+	mon := netmodel.MonitorTimes(conf)
+	periods := map[string]engine.Time{"QLEN_MON_INTERVAL": mon.QlenInterval, "BW_MON_INTERVAL": mon.BWInterval, "QP_MON_INTERVAL": mon.QPInterval}
+	for _, m := range monitorOutputs {
+		if conf.Present[m.key] && periods[m.interval] <= 0 {
+			return nil, badInputf("%s: %s 0: %s needs a positive period (µs)", confWhere(conf, confPath, m.interval), m.interval, m.key)
+		}
+	}
+	for i, m := range monitorOutputs {
+		f, err := out.open(m.key, m.std)
+		if err != nil {
+			mons.abort()
+			return nil, err
+		}
+		if f == nil {
+			continue
+		}
+		mons.files[i] = f
+		switch m.key {
+		case "QLEN_MON_FILE":
+			l := netmodel.NewQlenLog(f.f)
+			mon.Qlen, mons.logs[i] = l, l
+		case "BW_MON_FILE":
+			l := netmodel.NewBWLog(f.f)
+			mon.BW, mons.logs[i] = l, l
+		case "RATE_MON_FILE":
+			l := netmodel.NewRateLog(f.f, sim)
+			mon.Rate, mons.logs[i] = l, l
+		case "CNP_MON_FILE":
+			l := netmodel.NewCNPLog(f.f, sim)
+			mon.CNP, mons.logs[i] = l, l
+		}
+	}
+	if err := sim.Monitor(mon); err != nil {
+		mons.abort()
+		return nil, err
+	}
+	return mons, nil
+}
+
+// commit finishes the monitor files and returns their paths.
+func (m *monitors) commit() ([]string, error) {
+	var paths []string
+	for i, f := range m.files {
+		if f == nil {
+			continue
+		}
+		if err := m.logs[i].Flush(); err != nil {
+			return nil, fmt.Errorf("writing %s: %w", f.path, err)
+		}
+		p, err := f.commit()
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// abort removes the monitor files not committed.
+func (m *monitors) abort() {
+	for _, f := range m.files {
+		f.abort()
+	}
 }
 
 // commitPFC finishes pfc.txt: the frames logged, or nothing when congestion control is off
@@ -384,10 +498,10 @@ func (s *session) writeSummaryJSON(out *eventOutputs, r *eventRun) (string, erro
 }
 
 // eventOutputs decides where the event mode's files go (see -o in simd -h): with -o every file
-// goes into the output folder under its standard name and SimAI.conf's *_OUTPUT_FILE keys only
-// switch outputs on or off; without -o the paths a user's SimAI.conf gives are used as they are,
-// and the rest goes to results/. With the shipped SimAI.conf, whose paths are SimAI's
-// /etc/astra-sim ones, everything goes to the output folder.
+// goes into the output folder under its standard name and SimAI.conf's *_OUTPUT_FILE and
+// *_MON_FILE keys only switch outputs on or off; without -o the paths a user's SimAI.conf gives
+// are used as they are, and the rest goes to results/. With the shipped SimAI.conf, whose paths
+// are SimAI's /etc/astra-sim ones, everything goes to the output folder.
 type eventOutputs struct {
 	dir         string
 	prefix      string
@@ -405,6 +519,10 @@ func (s *session) eventOutputs() *eventOutputs {
 	}
 	out.conf["FCT_OUTPUT_FILE"] = s.conf.FCTOutputFile
 	out.conf["PFC_OUTPUT_FILE"] = s.conf.PFCOutputFile
+	out.conf["QLEN_MON_FILE"] = s.conf.QlenMonFile
+	out.conf["BW_MON_FILE"] = s.conf.BWMonFile
+	out.conf["RATE_MON_FILE"] = s.conf.RateMonFile
+	out.conf["CNP_MON_FILE"] = s.conf.CNPMonFile
 	return out
 }
 
@@ -414,7 +532,7 @@ func (out *eventOutputs) check() error {
 	if !out.confPaths {
 		return nil
 	}
-	for _, key := range []string{"FCT_OUTPUT_FILE", "PFC_OUTPUT_FILE"} {
+	for _, key := range []string{"FCT_OUTPUT_FILE", "PFC_OUTPUT_FILE", "QLEN_MON_FILE", "BW_MON_FILE", "RATE_MON_FILE", "CNP_MON_FILE"} {
 		if !out.confPresent[key] {
 			continue
 		}

@@ -18,7 +18,7 @@ func TestEventDeterministic(t *testing.T) {
 		if code, _, errOut := runCLI(t, dir, "-o", "out", "-w", "example:microAllReduce.txt", "-g", "16", "-v", "1"); code != 0 {
 			t.Fatal(errOut)
 		}
-		for _, f := range []string{"EndToEnd.csv", "fct.txt", "pfc.txt", "summary.json", "chart.html"} {
+		for _, f := range []string{"EndToEnd.csv", "fct.txt", "pfc.txt", "qlen.txt", "bw.txt", "rate.txt", "cnp.txt", "summary.json", "chart.html"} {
 			outs[i] += f + "\n" + readFile(t, filepath.Join(dir, "out", f))
 		}
 		outs[i] = wallClock.ReplaceAllString(outs[i], "")
@@ -147,5 +147,96 @@ func TestFlowFile(t *testing.T) {
 		if code, _, _ := runCLI(t, dir, args...); code != 2 {
 			t.Errorf("%v: exit %d", args, code)
 		}
+	}
+}
+
+// SimAI.conf's monitors run with congestion control: with -o the four keys only switch them on,
+// and their files take the standard names. Two flows into GPU 9 meet at the ToR's port to it
+// (switch 18, device 10): it queues 2·400 − 400 Gb/s from 1 µs until the flows are sent at 21 µs,
+// then drains; QLEN_MON_INTERVAL 5 samples it every 5 µs.
+func TestMonitors(t *testing.T) {
+	dir := t.TempDir()
+	shipped := readFile(t, "../../configs/data/SimAI.conf")
+	var on, off strings.Builder
+	for _, line := range strings.Split(shipped, "\n") {
+		switch {
+		case strings.HasPrefix(line, "QLEN_MON_INTERVAL"), strings.HasPrefix(line, "QP_MON_INTERVAL"):
+			line = strings.Fields(line)[0] + " 5"
+		case strings.HasPrefix(line, "BW_MON_INTERVAL"):
+			line = "BW_MON_INTERVAL 10"
+		}
+		on.WriteString(line + "\n")
+		if !strings.Contains(line, "_MON_FILE") {
+			off.WriteString(line + "\n")
+		}
+	}
+	withMon := writeFile(t, dir, "mon.conf", on.String())
+	noMon := writeFile(t, dir, "nomon.conf", off.String())
+	ideal := writeFile(t, dir, "ideal.conf", strings.Replace(on.String(), "CC_MODE 1", "CC_MODE 0", 1))
+	zero := writeFile(t, dir, "zero.conf", strings.Replace(on.String(), "QP_MON_INTERVAL 5", "QP_MON_INTERVAL 0", 1))
+	flows := writeFile(t, dir, "flow.txt", "3\n0 1 3 100 1000000 0.000001\n0 9 3 100 1000000 0.000001\n2 9 3 100 1000000 0.000001\n")
+	tp := mustAbs(t, "../../topo/testdata/DCN+SingleToR_16g_8gps_400Gbps_H100")
+
+	code, out, errOut := runCLI(t, dir, "-flows", flows, "-n", tp, "-c", withMon, "-o", "on")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	headers := map[string]string{
+		"qlen.txt": "time, sw_id, port_id, q_id, q_len, port_len\n",
+		"bw.txt":   "time, node_id, port_id, bandwidth\n",
+		"rate.txt": "time, src, dst, sport, dport, size, curr_rate\n",
+		"cnp.txt":  "time, src, dst, sport, dport, size, cnp_number\n",
+	}
+	files := map[string]string{}
+	for name, h := range headers {
+		files[name] = readFile(t, filepath.Join(dir, "on", name))
+		if !strings.HasPrefix(files[name], h) {
+			t.Errorf("%s starts %q", name, files[name])
+		}
+		if !strings.Contains(out, filepath.Join("on", name)) {
+			t.Errorf("stdout does not name %s:\n%s", name, out)
+		}
+	}
+	wantQlen := headers["qlen.txt"] +
+		"5000, 18, 10, 3, 200000, 200000\n10000, 18, 10, 3, 450000, 450000\n15000, 18, 10, 3, 700000, 700000\n" +
+		"20000, 18, 10, 3, 950000, 950000\n25000, 18, 10, 3, 800000, 800000\n30000, 18, 10, 3, 550000, 550000\n" +
+		"35000, 18, 10, 3, 300000, 300000\n40000, 18, 10, 3, 50000, 50000\n45000, 18, 10, 3, 0, 0\n"
+	if files["qlen.txt"] != wantQlen {
+		t.Errorf("qlen.txt:\n%s\nwant:\n%s", files["qlen.txt"], wantQlen)
+	}
+	// The ToR's port sends at line rate while its queue lasts.
+	for _, row := range []string{"20000, 18, 10, 400.000000\n", "40000, 18, 10, 400.000000\n"} {
+		if !strings.Contains(files["bw.txt"], row) {
+			t.Errorf("bw.txt lacks %q:\n%s", row, files["bw.txt"])
+		}
+	}
+	if !strings.Contains(files["rate.txt"], "5000, 0, 9, 10000, 100, 1000000, 400000000000\n") {
+		t.Errorf("rate.txt:\n%s", files["rate.txt"])
+	}
+
+	if code, _, errOut := runCLI(t, dir, "-flows", flows, "-n", tp, "-c", noMon, "-o", "off"); code != 0 {
+		t.Fatal(errOut)
+	}
+	if files := listFiles(t, filepath.Join(dir, "off")); strings.Join(files, " ") != "fct.txt pfc.txt summary.json" {
+		t.Errorf("without the monitor keys: %v", files)
+	}
+
+	code, _, errOut = runCLI(t, dir, "-flows", flows, "-n", tp, "-c", ideal, "-o", "ideal")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if files := listFiles(t, filepath.Join(dir, "ideal")); strings.Join(files, " ") != "fct.txt pfc.txt summary.json" {
+		t.Errorf("with CC_MODE 0: %v", files)
+	}
+	if strings.Count(errOut, "monitors") != 1 || !strings.Contains(errOut, "QLEN_MON_FILE") {
+		t.Errorf("with CC_MODE 0, stderr:\n%s", errOut)
+	}
+
+	code, _, errOut = runCLI(t, dir, "-flows", flows, "-n", tp, "-c", zero, "-o", "zero")
+	if code != 2 || !strings.Contains(errOut, "zero.conf:") || !strings.Contains(errOut, "QP_MON_INTERVAL 0") {
+		t.Errorf("QP_MON_INTERVAL 0: exit %d, %s", code, errOut)
+	}
+	if files := listFiles(t, filepath.Join(dir, "zero")); len(files) != 0 {
+		t.Errorf("files left behind: %v", files)
 	}
 }

@@ -84,6 +84,11 @@ func runFlowFile(o *options, log *zap.Logger, stdout io.Writer) error {
 		fctLog = netmodel.NewFCTLog(fct.f, fab, conf.PacketPayloadSize)
 		sim.Observe(fctLog)
 	}
+	mons, err := startMonitors(out, sim, &conf, o.conf, log)
+	if err != nil {
+		return err
+	}
+	defer mons.abort()
 	var last engine.Time
 	sim.Observe(lastArrival{&last})
 	sim.StartRaw(raw)
@@ -111,6 +116,11 @@ func runFlowFile(o *options, log *zap.Logger, stdout io.Writer) error {
 		}
 		files = append(files, p)
 	}
+	paths, err := mons.commit()
+	if err != nil {
+		return err
+	}
+	files = append(files, paths...)
 	r := &eventRun{res: &workloads.RunResult{End: last}, net: &collectiveNetwork{}, sim: sim, events: sched.Processed(), wall: wall}
 	s.wname, s.cl.fabric = o.flows, o.topology
 	s.layout.GPUs = t.NumGPUs()

@@ -103,6 +103,7 @@ type flow struct {
 	lastRx engine.Time
 	bn     int32       // the link where the last byte waited longest, -1 when it never waited
 	bnWait engine.Time // that wait
+	cnps   uint32      // CNPs that reached the sender while it was sending (monitor.go)
 	sendT  engine.Timer
 	ccT    engine.Timer
 }
@@ -174,6 +175,8 @@ type Network struct {
 	ifidx      []int32 // per directed link: ns-3 device index at its sending node, 0 unknown
 
 	stats Stats
+
+	mon *monitor // SimAI.conf's monitors (monitor.go), nil when none is on
 }
 
 type handler struct{ n *Network }
@@ -261,6 +264,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	f.sendT, f.ccT = engine.Timer{}, engine.Timer{}
 	f.gate, f.lastRx = cc.CNPGate{}, 0
 	f.bn, f.bnWait = -1, 0
+	f.cnps = 0
 	f.delay = 0
 	copy(n.arena[f.off:f.off+h], path)
 	for k, l := range path {
@@ -270,6 +274,9 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		f.delay += lk.delay
 	}
 	n.stats.Started++
+	if n.mon != nil {
+		n.mon.wake()
+	}
 	if h == 0 {
 		f.state = stateSent
 		n.stats.Sent++
@@ -567,6 +574,7 @@ func (n *Network) handle(ev engine.Event) {
 	case evCNP:
 		if f.state == stateSending {
 			n.stats.CNPs++
+			f.cnps++
 			if f.rp.OnCNP(now) {
 				n.stats.RateChanges++
 				n.nicDirty(n.arena[f.off])
