@@ -187,6 +187,12 @@ type SwitchBuffer struct {
 	reserve      float64
 	resumeOffset float64
 	ports        []pfcPort
+	// Prefix and suffix sums of the ports' shared use (pre[i] = Σ_{j<i}, suf[i] = Σ_{j≥i}),
+	// cached until an occupancy or a pause changes, so that asking every port of a switch
+	// costs O(ports), not O(ports²). A port's "others" is pre[p] + suf[p+1], which does not
+	// depend on the port's own occupancy.
+	pre, suf    []float64
+	sharedValid bool
 }
 
 // NewSwitchBuffer builds the buffer of cfg with every port empty and unpaused. It panics if
@@ -246,6 +252,7 @@ func (b *SwitchBuffer) SetIngress(port int, bytes float64) {
 		bytes = 0
 	}
 	b.ports[port].ingress = bytes
+	b.sharedValid = false
 }
 
 // Ingress is the port's ingress occupancy as last set.
@@ -288,25 +295,35 @@ func (b *SwitchBuffer) HeadroomUsed(port int) float64 {
 // SharedUsed returns the shared-buffer bytes in use given every port's ingress occupancy
 // (Σ max(0, ingress − reserve), less headroom use): ns-3's shared_used_bytes.
 func (b *SwitchBuffer) SharedUsed() float64 {
-	var sum float64
-	for i := range b.ports {
-		p := &b.ports[i]
-		sum += b.sharedAt(p, p.ingress)
-	}
-	return sum
+	b.sums()
+	return b.suf[0]
 }
 
-// othersShared is the shared use of every port but port, summed in port order. The level queries and
-// the predicates use the same sum, so a level is exactly where its predicate flips.
-func (b *SwitchBuffer) othersShared(port int) float64 {
-	var sum float64
-	for i := range b.ports {
-		if i != port {
-			p := &b.ports[i]
-			sum += b.sharedAt(p, p.ingress)
-		}
+// sums refreshes the cached prefix and suffix sums.
+func (b *SwitchBuffer) sums() {
+	if b.sharedValid {
+		return
 	}
-	return sum
+	n := len(b.ports)
+	if len(b.pre) != n+1 {
+		b.pre, b.suf = make([]float64, n+1), make([]float64, n+1)
+	}
+	for i := range n {
+		p := &b.ports[i]
+		b.pre[i+1] = b.pre[i] + b.sharedAt(p, p.ingress)
+	}
+	for i := n - 1; i >= 0; i-- {
+		p := &b.ports[i]
+		b.suf[i] = b.suf[i+1] + b.sharedAt(p, p.ingress)
+	}
+	b.sharedValid = true
+}
+
+// othersShared is the shared use of every port but port, from the cached sums. The level
+// queries and the predicates use the same sum, so a level is exactly where its predicate flips.
+func (b *SwitchBuffer) othersShared(port int) float64 {
+	b.sums()
+	return b.pre[port] + b.suf[port+1]
 }
 
 // pauseAt is CheckShouldPause's comparison for an unpaused port at occupancy x with the other ports'
@@ -355,6 +372,7 @@ func (b *SwitchBuffer) SetPaused(port int, paused bool) {
 		p.sharedCap = math.Max(0, p.ingress-b.reserve)
 	}
 	p.paused = paused
+	b.sharedValid = false
 }
 
 // Paused reports whether the port is paused.

@@ -124,25 +124,26 @@ type marker struct {
 
 // link is the state of one directed link: its queue, its flows, its PFC state.
 type link struct {
-	capa   float64
-	delay  engine.Time
-	paused bool
-	arr    float64 // Σ arriving injection, bits/s
-	qs     queueState
-	ecn    cc.ECNMarker
-	hasECN bool
-	on     []entry
-	src    []int32 // flows whose first link this is (the NIC's queue pairs)
-	mk     []marker
-	mhead  int
-	emptyT engine.Timer
-	mkT    engine.Timer
-	ecnT   engine.Timer
-	outSw  int32 // PFC switch this link leaves, -1 if none
-	inSw   int32 // PFC switch this link enters, -1 if none
-	inPort int32 // its port number at inSw
-	dirty  bool
-	nicDir bool
+	capa     float64
+	delay    engine.Time
+	paused   bool
+	arr      float64 // Σ arriving injection, bits/s
+	qs       queueState
+	ecn      cc.ECNMarker
+	hasECN   bool
+	on       []entry
+	src      []int32 // flows whose first link this is (the NIC's queue pairs)
+	mk       []marker
+	mhead    int
+	emptyT   engine.Timer
+	mkT      engine.Timer
+	ecnT     engine.Timer
+	outSw    int32   // PFC switch this link leaves, -1 if none
+	aggSlope float64 // the backlog slope this link contributes to its switch's total line
+	inSw     int32   // PFC switch this link enters, -1 if none
+	inPort   int32   // its port number at inSw
+	dirty    bool
+	nicDir   bool
 }
 
 // Network is the fluid model with congestion control: sender rates come from DCQCN, each
@@ -318,6 +319,9 @@ func (n *Network) nicDirty(l int32) {
 	n.wake()
 }
 
+// linkDirty records that link l's state changed now (its queue already brought to now): its
+// timers are re-armed at the end of the instant, and the switch it leaves updates its
+// total-backlog line and checks PFC.
 func (n *Network) linkDirty(l int32) {
 	lk := &n.links[l]
 	if !lk.dirty {
@@ -325,6 +329,13 @@ func (n *Network) linkDirty(l int32) {
 		n.dirtyLinks = append(n.dirtyLinks, l)
 	}
 	if lk.outSw >= 0 {
+		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
+		if slope != lk.aggSlope {
+			sw := &n.sw[lk.outSw]
+			sw.advanceTotal(n.s.Now())
+			sw.totSlope += slope - lk.aggSlope
+			lk.aggSlope = slope
+		}
 		n.swDirty(lk.outSw)
 	}
 	n.wake()

@@ -23,8 +23,13 @@ type pfcSwitch struct {
 	bound  float64   // total backlog below which no port can reach its pause threshold
 	u, du  []float64 // scratch: ingress occupancy per port and its slope
 	paused int       // ports paused now
-	checkT engine.Timer
-	dirty  bool
+	// The switch's total backlog as a line, kept up to date by every change of an egress
+	// queue's slope (linkDirty), so that a quiet switch is checked in O(1): tot at totAt,
+	// growing at totSlope bytes/s. A full check resynchronises it with the queues.
+	tot, totSlope float64
+	totAt         engine.Time
+	checkT        engine.Timer
+	dirty         bool
 }
 
 // buildSwitches gives every packet switch a shared buffer. NVSwitches get none: SimAI's
@@ -67,6 +72,14 @@ func (n *Network) buildSwitches() error {
 	return nil
 }
 
+// advanceTotal brings the switch's total-backlog line to now.
+func (sw *pfcSwitch) advanceTotal(now engine.Time) {
+	if now > sw.totAt {
+		sw.tot = max(sw.tot+float64(sw.totSlope*secs(now-sw.totAt)), 0)
+		sw.totAt = now
+	}
+}
+
 func (n *Network) swDirty(w int32) {
 	if !n.sw[w].dirty {
 		n.sw[w].dirty = true
@@ -83,22 +96,21 @@ func (n *Network) swDirty(w int32) {
 // occupancies are linear and the next threshold crossing is solved, not polled.
 func (n *Network) checkSwitch(w int32, now engine.Time) {
 	sw := &n.sw[w]
-	total, dtotal := 0.0, 0.0
-	for _, l := range sw.egress {
-		n.advanceLink(l, now)
-		lk := &n.links[l]
-		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
-		total += lk.qs.q
-		dtotal += slope
-	}
-	if sw.paused == 0 && total < sw.bound {
+	sw.advanceTotal(now)
+	if sw.paused == 0 && sw.tot < sw.bound {
 		d := engine.Never
-		if dtotal > 0 {
-			d = max(ceilPs((sw.bound-total)/dtotal), 1)
+		if sw.totSlope > 0 {
+			d = max(ceilPs((sw.bound-sw.tot)/sw.totSlope), 1)
 		}
 		n.setTimer(&sw.checkT, d, w, evSwitch)
 		return
 	}
+	total := 0.0
+	for _, l := range sw.egress {
+		n.advanceLink(l, now)
+		total += n.links[l].qs.q
+	}
+	sw.tot = total
 	for p := range sw.u {
 		sw.u[p], sw.du[p] = 0, 0
 	}
