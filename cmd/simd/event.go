@@ -457,7 +457,8 @@ func runEvent(s *session) error {
 	if n := r.sim.CCNetwork(); n != nil {
 		st := n.Stats()
 		s.log.Info("congestion control", zap.Uint64("marks", st.Marks), zap.Uint64("cnps", st.CNPs), zap.Uint64("rate_changes", st.RateChanges),
-			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes))
+			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks),
+			zap.Uint64("events", st.Events))
 	}
 	return nil
 }

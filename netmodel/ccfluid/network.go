@@ -58,6 +58,7 @@ type Stats struct {
 	CNPs                   uint64 // CNPs that reached a sender while it was sending
 	RateChanges            uint64 // sender rate changes from congestion control
 	Pauses, Resumes        uint64 // PFC frames
+	SwitchChecks           uint64 // PFC checks that computed every ingress occupancy of a switch
 	Events                 uint64
 }
 
@@ -122,6 +123,13 @@ type marker struct {
 	at     engine.Time // when it entered
 }
 
+// feeder is the part of an egress link's arrivals that comes in through one ingress port of
+// its switch.
+type feeder struct {
+	port int32
+	arr  float64
+}
+
 // link is the state of one directed link: its queue, its flows, its PFC state.
 type link struct {
 	capa     float64
@@ -138,12 +146,14 @@ type link struct {
 	emptyT   engine.Timer
 	mkT      engine.Timer
 	ecnT     engine.Timer
-	outSw    int32   // PFC switch this link leaves, -1 if none
-	aggSlope float64 // the backlog slope this link contributes to its switch's total line
-	inSw     int32   // PFC switch this link enters, -1 if none
-	inPort   int32   // its port number at inSw
+	outSw    int32    // PFC switch this link leaves, -1 if none
+	aggSlope float64  // the backlog slope this link contributes to its switch's total line
+	feeds    []feeder // for an egress link of a PFC switch: its arrivals by ingress port
+	inSw     int32    // PFC switch this link enters, -1 if none
+	inPort   int32    // its port number at inSw
 	dirty    bool
 	nicDir   bool
+	backlog  bool // the queue held or gained bytes at its last change (PFC relevance)
 }
 
 // Network is the fluid model with congestion control: sender rates come from DCQCN, each
@@ -336,7 +346,13 @@ func (n *Network) linkDirty(l int32) {
 			sw.totSlope += slope - lk.aggSlope
 			lk.aggSlope = slope
 		}
-		n.swDirty(lk.outSw)
+		// Only a queue that holds or gains bytes weighs in the ingress occupancies: a change
+		// on a link that stays empty leaves every PFC decision of its switch as it was.
+		backlog := lk.qs.q > emptyEps || slope > 0
+		if backlog || lk.backlog {
+			n.swDirty(lk.outSw)
+		}
+		lk.backlog = backlog
 	}
 	n.wake()
 }
@@ -393,10 +409,34 @@ func (n *Network) applyFlow(id int32, now engine.Time) {
 			nw = inj
 		}
 		if old != nw {
-			n.setArrival(n.arena[f.off+k], nw-old, now)
+			l := n.arena[f.off+k]
+			n.setArrival(l, nw-old, now)
+			if k > 0 && n.links[l].outSw >= 0 {
+				n.feed(l, n.links[n.arena[f.off+k-1]].inPort, nw-old)
+			}
 		}
 	}
 	f.extent, f.cinj = ext, inj
+}
+
+// feed changes by d the arrivals that egress link l of a PFC switch receives from the
+// switch's ingress port port.
+func (n *Network) feed(l, port int32, d float64) {
+	lk := &n.links[l]
+	for i := range lk.feeds {
+		if fd := &lk.feeds[i]; fd.port == port {
+			fd.arr += d
+			if fd.arr < 1e-9*lk.capa {
+				last := len(lk.feeds) - 1
+				lk.feeds[i] = lk.feeds[last]
+				lk.feeds = lk.feeds[:last]
+			}
+			return
+		}
+	}
+	if d > 0 {
+		lk.feeds = append(lk.feeds, feeder{port, d})
+	}
 }
 
 // setInjection changes what flow id's NIC injects and moves its "sent" timer.

@@ -22,6 +22,9 @@ type pfcSwitch struct {
 	off    float64   // resume offset
 	bound  float64   // total backlog below which no port can reach its pause threshold
 	u, du  []float64 // scratch: ingress occupancy per port and its slope
+	flip   []int32   // scratch: ports whose pause state changes
+	active []int32   // ports with an occupancy or a pause at the last check
+	act    []bool    // per port: in active
 	paused int       // ports paused now
 	// The switch's total backlog as a line, kept up to date by every change of an egress
 	// queue's slope (linkDirty), so that a quiet switch is checked in O(1): tot at totAt,
@@ -51,7 +54,7 @@ func (n *Network) buildSwitches() error {
 		}
 		w := &pfcSwitch{node: x, buf: cc.NewSwitchBuffer(&cfg), egress: slices.Clone(dl),
 			res: cfg.ReserveBytes, off: cfg.ResumeOffset, bound: math.Inf(1),
-			u: make([]float64, len(dl)), du: make([]float64, len(dl))}
+			u: make([]float64, len(dl)), du: make([]float64, len(dl)), act: make([]bool, len(dl))}
 		for p := range dl {
 			mul := math.Ldexp(1, int(w.buf.Shift(p)))
 			base := w.buf.Threshold(p, 0) * mul
@@ -70,6 +73,14 @@ func (n *Network) buildSwitches() error {
 		n.sw = append(n.sw, *w)
 	}
 	return nil
+}
+
+// activate adds port p to the active list.
+func (sw *pfcSwitch) activate(p int32) {
+	if !sw.act[p] {
+		sw.act[p] = true
+		sw.active = append(sw.active, p)
+	}
 }
 
 // advanceTotal brings the switch's total-backlog line to now.
@@ -105,46 +116,59 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		n.setTimer(&sw.checkT, d, w, evSwitch)
 		return
 	}
+	n.stats.SwitchChecks++
+	// Only ports that receive into a backlogged queue, or are paused, can change state; the
+	// others hold nothing. Clear the last check's ports, then rebuild the list.
+	for _, p := range sw.active {
+		sw.u[p], sw.du[p], sw.act[p] = 0, 0, false
+		sw.buf.SetIngress(int(p), 0)
+	}
+	sw.active = sw.active[:0]
 	total := 0.0
 	for _, l := range sw.egress {
+		lk := &n.links[l]
+		if !lk.backlog {
+			continue
+		}
 		n.advanceLink(l, now)
-		total += n.links[l].qs.q
-	}
-	sw.tot = total
-	for p := range sw.u {
-		sw.u[p], sw.du[p] = 0, 0
-	}
-	for p, out := range sw.egress {
-		in := route.Reverse(out)
-		for _, e := range n.links[in].on {
-			f := &n.flows[e.f]
-			if e.hop+1 >= f.hops || e.hop+1 >= f.extent || f.cinj <= 0 {
-				continue
-			}
-			next := n.arena[f.off+e.hop+1]
-			lk := &n.links[next]
-			if lk.arr <= 0 {
-				continue
-			}
-			share := f.cinj / lk.arr
-			_, slope := rates(lk.qs.q, lk.arr, n.capOf(next))
-			sw.u[p] += lk.qs.q * share
-			sw.du[p] += slope * share
+		total += lk.qs.q
+		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
+		if (lk.qs.q <= 0 && slope <= 0) || lk.arr <= 0 {
+			continue
+		}
+		for _, fd := range lk.feeds {
+			share := fd.arr / lk.arr
+			sw.u[fd.port] += lk.qs.q * share
+			sw.du[fd.port] += slope * share
+			sw.activate(fd.port)
 		}
 	}
-	for p := range sw.u {
-		sw.buf.SetIngress(p, sw.u[p])
+	sw.tot = total
+	for p := range sw.egress {
+		if sw.buf.Paused(p) {
+			sw.activate(int32(p))
+		}
 	}
-	for p, out := range sw.egress {
-		in := route.Reverse(out)
-		switch {
-		case sw.buf.ShouldPause(p):
-			sw.buf.SetPaused(p, true)
+	for _, p := range sw.active {
+		sw.buf.SetIngress(int(p), sw.u[p])
+	}
+	// Decide every port on the same state, then apply: the decisions of one instant are
+	// simultaneous (and asking every port before changing any keeps this O(ports)).
+	sw.flip = sw.flip[:0]
+	for _, p := range sw.active {
+		if sw.buf.ShouldPause(int(p)) || sw.buf.ShouldResume(int(p)) {
+			sw.flip = append(sw.flip, p)
+		}
+	}
+	for _, p := range sw.flip {
+		in := route.Reverse(sw.egress[p])
+		pause := !sw.buf.Paused(int(p))
+		sw.buf.SetPaused(int(p), pause)
+		if pause {
 			sw.paused++
 			n.stats.Pauses++
 			n.s.At(now+n.links[in].delay, n.h, in, evPause|1<<8)
-		case sw.buf.ShouldResume(p):
-			sw.buf.SetPaused(p, false)
+		} else {
 			sw.paused--
 			n.stats.Resumes++
 			n.s.At(now+n.links[in].delay, n.h, in, evPause)
@@ -158,8 +182,8 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 // crossing the reserve (which changes the shared use's slope).
 func (n *Network) nextCrossing(sw *pfcSwitch) engine.Time {
 	shared, dshared := 0.0, 0.0
-	for p, u := range sw.u {
-		if u > sw.res {
+	for _, p := range sw.active {
+		if u := sw.u[p]; u > sw.res {
 			shared += u - sw.res
 			dshared += sw.du[p]
 		}
@@ -171,8 +195,9 @@ func (n *Network) nextCrossing(sw *pfcSwitch) engine.Time {
 		}
 	}
 	const eps = 1e-3 // bytes past the level, so the check lands on the far side
-	for p, u := range sw.u {
-		du := sw.du[p]
+	// Ports outside the active list hold nothing and gain nothing: they cannot reach a level.
+	for _, p := range sw.active {
+		u, du := sw.u[p], sw.du[p]
 		if u < sw.res {
 			consider(u-sw.res-eps, du)
 		} else {
@@ -180,7 +205,7 @@ func (n *Network) nextCrossing(sw *pfcSwitch) engine.Time {
 		}
 		g := (u - sw.res) - (sw.base[p]-shared)/sw.mul[p]
 		dg := du + dshared/sw.mul[p]
-		if sw.buf.Paused(p) {
+		if sw.buf.Paused(int(p)) {
 			consider(-(g+sw.off)-eps, -dg)
 		} else {
 			consider(g-eps, dg)
