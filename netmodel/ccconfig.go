@@ -17,30 +17,48 @@ const (
 	CCModeHPCCPINT = 10
 )
 
-// CCConfig turns a SimAI.conf into the congestion-controlled network's configuration. on is
-// false when CC_MODE asks for no rate control (0, or any value ns-3 does not know): the event
-// mode then uses the ideal max-min model. seed picks marked packets' flows. A mode the event
-// mode does not model yet is an error naming it.
-func CCConfig(c *configs.SimAIConf, nicRate float64, seed uint64) (cfg ccfluid.Config, on bool, err error) {
+// CCConfig turns a SimAI.conf into the congestion-controlled network's configuration over fab.
+// on is false when CC_MODE asks for no rate control (0, or any value ns-3 does not know): the
+// event mode then uses the ideal max-min model. seed picks marked packets' flows. TIMELY and
+// HPCC-PINT, which the event mode does not model, are an error naming them.
+func CCConfig(c *configs.SimAIConf, fab *Fabric, seed uint64) (cfg ccfluid.Config, on bool, err error) {
 	switch c.CCMode {
 	case CCModeDCQCN:
-	case CCModeHPCC, CCModeTIMELY, CCModeDCTCP, CCModeHPCCPINT:
-		return cfg, false, fmt.Errorf("CC_MODE %d (%s) is not modelled by the event mode yet; use 1 (DCQCN) or 0 (ideal max-min sharing)", c.CCMode, ccModeName(c.CCMode))
+		cfg.Mode = ccfluid.ModeDCQCN
+	case CCModeHPCC:
+		cfg.Mode = ccfluid.ModeHPCC
+	case CCModeDCTCP:
+		cfg.Mode = ccfluid.ModeDCTCP
+	case CCModeTIMELY, CCModeHPCCPINT:
+		return cfg, false, fmt.Errorf("CC_MODE %d (%s) is not modelled by the event mode; use 1 (DCQCN), 3 (HPCC), 8 (DCTCP) or 0 (ideal max-min sharing)", c.CCMode, ccModeName(c.CCMode))
 	default:
 		return cfg, false, nil
 	}
-	cfg = ccfluid.Config{
-		DCQCN: cc.DCQCNConfig{
-			MinRate: c.MinRateBps, RateAI: c.RateAIBps, RateHAI: c.RateHAIBps, G: c.EWMAGain,
-			AlphaResumeInterval: c.AlphaResumeInterval, RateDecreaseInterval: c.RateDecreaseInterval,
-			RPTimer: c.RPTimer, FastRecoveryTimes: c.FastRecoveryTimes, ClampTargetRate: c.ClampTargetRate,
-			RateOnFirstCNP: 1,
-		},
-		PacketBytes: float64(c.PacketPayloadSize),
-		PFC:         true,
-		BufferBytes: float64(c.BufferSizeBytes),
-		NICRate:     nicRate,
-		Seed:        seed,
+	cfg.DCQCN = cc.DCQCNConfig{
+		MinRate: c.MinRateBps, RateAI: c.RateAIBps, RateHAI: c.RateHAIBps, G: c.EWMAGain,
+		AlphaResumeInterval: c.AlphaResumeInterval, RateDecreaseInterval: c.RateDecreaseInterval,
+		RPTimer: c.RPTimer, FastRecoveryTimes: c.FastRecoveryTimes, ClampTargetRate: c.ClampTargetRate,
+		RateOnFirstCNP: 1,
+	}
+	cfg.DCTCP = cc.DCTCPConfig{MinRate: c.MinRateBps, RateAI: c.DCTCPRateAIBps, G: c.EWMAGain}
+	cfg.HPCC = cc.HPCCConfig{MinRate: c.MinRateBps, RateAI: c.RateAIBps, UTarget: c.UTarget, MaxStage: c.MIThresh,
+		FastReact: c.FastReact, MultiRate: c.MultiRate, PacketBytes: float64(c.PacketPayloadSize)}
+	cfg.PacketBytes = float64(c.PacketPayloadSize)
+	cfg.PFC = true
+	cfg.BufferBytes = float64(c.BufferSizeBytes)
+	cfg.NICRate = fab.NICRate()
+	cfg.Seed = seed
+	if c.HasWin || cfg.Mode == ccfluid.ModeHPCC {
+		// Every QP's window and base RTT are SimAI's global maxBdp and maxRtt (GLOBAL_T is
+		// forced to 1).
+		mx, err := fab.Router.MaxRTTBDP(c.PacketPayloadSize)
+		if err != nil {
+			return cfg, false, err
+		}
+		cfg.BaseRTT = mx.RTT
+		if c.HasWin {
+			cfg.Window, cfg.VarWin = float64(mx.BDP), c.VarWin
+		}
 	}
 	if c.EnableQCN {
 		ecn := append([]configs.ECNThreshold(nil), c.ECN...)

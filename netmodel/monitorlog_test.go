@@ -22,7 +22,7 @@ func TestMonitorLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, on, err := CCConfig(&conf, fab.NICRate(), 1)
+	cfg, on, err := CCConfig(&conf, fab, 1)
 	if err != nil || !on {
 		t.Fatal(on, err)
 	}

@@ -256,7 +256,7 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 // frames go to pfc when it is not nil (the returned log, to be flushed).
 func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Scheduler, fab *netmodel.Fabric, tally bool, seed uint64, pfc *streamFile) (*netmodel.Simulator, *netmodel.PFCLog, error) {
 	where := func(key string) string { return confWhere(conf, confPath, key) }
-	cfg, on, err := netmodel.CCConfig(conf, fab.NICRate(), seed)
+	cfg, on, err := netmodel.CCConfig(conf, fab, seed)
 	if err != nil {
 		return nil, nil, badInputf("%s: CC_MODE: %v", where("CC_MODE"), err)
 	}

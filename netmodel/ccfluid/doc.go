@@ -1,13 +1,19 @@
 // Package ccfluid is simd's fluid network model with congestion control, used when SimAI.conf's
-// CC_MODE asks for one (DCQCN, CC_MODE 1). Where package fluid gives every flow its ideal
+// CC_MODE asks for one: DCQCN (1), HPCC (3) or DCTCP (8). Where package fluid gives every flow its ideal
 // max-min fair rate at once, here senders set their own rates from the feedback of the
 // network, switch queues build up and drain, ECN marks follow the queues, and PFC pauses
 // upstream ports — the effects SimAI gets from ns-3 packet by packet, as a fluid.
 //
 // # Model
 //
-// Senders. Every flow has a DCQCN reaction point (cc.DCQCN) that starts at the line rate of
-// its first link. The flows that start on one port (a GPU's NIC or NVLink port) share it as
+// Senders. Every flow has a reaction point that starts at the line rate of its first link:
+// DCQCN (cc.DCQCN), driven by CNPs and its own timers; or DCTCP (cc.DCTCP) and HPCC (cc.HPCC),
+// driven once per round trip (twice the path's delay plus the queueing on it) with what the
+// ACKs of that round carried — the fraction of marked packets for DCTCP, the INT of every
+// switch port on the path (backlog, transmit rate over the round, link rate) for HPCC. With
+// HAS_WIN every flow also has SimAI's window (maxBdp, scaled by rate/line rate with VAR_WIN):
+// in flight it holds its injection times its round trip, so the window caps the injection at
+// window/RTT, re-evaluated whenever its port re-shares. The flows that start on one port (a GPU's NIC or NVLink port) share it as
 // ns-3's NIC serves its queue pairs, in turn, each paced at its own rate: max-min fair with
 // the reaction points' rates as caps. What the port sends is the flow's injection; its bytes
 // leave the sender at that rate, and the flow is "sent" (Observer.FlowSent) when the last one
@@ -30,14 +36,15 @@
 // say. The link where the last byte waited longest is the flow's bottleneck (reported to a
 // fluid.BottleneckObserver; a flow that never waited reports its path's slowest link).
 //
-// ECN. A switch egress port whose rate has an entry in KMIN_MAP/KMAX_MAP/PMAX_MAP marks what it
+// ECN (DCQCN and DCTCP). A switch egress port whose rate has an entry in KMIN_MAP/KMAX_MAP/PMAX_MAP marks what it
 // sends with RED's probability of its backlog (cc.ECNMarker). The number of marked packets is
 // its expected value, PACKET_PAYLOAD_SIZE bytes per packet: the integral of
 // rate·p(q(t))/packet, computed exactly over the linear backlog (quadratic where p is linear),
 // so the next mark's time is solved, not polled. Each mark belongs to one of the flows arriving
 // at the port, drawn with probability proportional to its injection from a generator seeded
 // by Config.Seed; the receiver's notification point (cc.CNPGate) turns it into a CNP, which
-// reaches the sender one path delay after the marked packet reached the receiver.
+// reaches the sender one path delay after the marked packet reached the receiver. Under DCTCP
+// every mark counts towards its flow's round instead.
 //
 // DCQCN. The reaction point is driven only by its CNPs and by the timers that can change its
 // rate (cc.DCQCN.Next); α updates between them are folded in when the next one comes, so a
@@ -59,8 +66,8 @@
 // Per-packet effects: drops (PFC makes the fabric lossless), retransmission, jitter, the
 // serialisation of individual packets. Reshaping: a congested or paused queue does not slow
 // the arrivals its flows bring to queues further on, and bytes released by a resume reach them
-// at the senders' rates, not as a burst. Windows (HAS_WIN, VAR_WIN) do not cap the bytes in
-// flight yet. CNPs are not delayed by queues on the way back.
+// at the senders' rates, not as a burst. CNPs are not delayed by queues on the way back.
+// TIMELY and HPCC-PINT are not modelled.
 //
 // # Events and determinism
 //

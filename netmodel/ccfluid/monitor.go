@@ -258,7 +258,7 @@ func (m *monitor) sampleQP(now engine.Time) {
 			m.fgen[id], m.frate[id], m.fcnp[id] = f.gen, 0, 0
 		}
 		if m.cfg.Rate != nil && f.hops > 0 {
-			if r := int64(math.Round(f.rp.Rate())); r != m.frate[id] {
+			if r := int64(math.Round(n.ccRate(int32(id)))); r != m.frate[id] {
 				m.frate[id] = r
 				m.cfg.Rate.FlowRate(now, FlowID(id), r)
 			}

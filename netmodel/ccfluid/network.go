@@ -27,11 +27,32 @@ type PFCObserver interface {
 	PFC(at engine.Time, node int32, kind topo.NodeKind, ifindex int, pause bool)
 }
 
+// Mode is the reaction point every sender runs (SimAI.conf CC_MODE).
+type Mode int
+
+// The modes of SimAI.conf's CC_MODE that the model runs.
+const (
+	ModeDCQCN Mode = 1
+	ModeHPCC  Mode = 3
+	ModeDCTCP Mode = 8
+)
+
 // Config is the congestion-control setting of a network (from SimAI.conf).
 type Config struct {
-	// DCQCN is the reaction point of every flow; LineRate is ignored, each flow's is the rate
-	// of its first link.
+	// Mode picks the reaction point; 0 means DCQCN.
+	Mode Mode
+	// DCQCN, DCTCP and HPCC configure the reaction points; LineRate is ignored (each flow's is
+	// the rate of its first link), and so are HPCC's BaseRTT and WindowBytes, which come from
+	// BaseRTT and Window below.
 	DCQCN cc.DCQCNConfig
+	DCTCP cc.DCTCPConfig
+	HPCC  cc.HPCCConfig
+	// Window is every flow's window in bytes (HAS_WIN 1: SimAI's maxBdp), 0 for none; with
+	// VarWin it scales with the flow's rate over its line rate (VAR_WIN). BaseRTT is SimAI's
+	// maxRtt, HPCC's T.
+	Window  float64
+	VarWin  bool
+	BaseRTT engine.Time
 	// ECN gives the RED thresholds of switch egress ports by port rate (KMIN_MAP, KMAX_MAP,
 	// PMAX_MAP); ok false means the port does not mark. Nil: no marking (ENABLE_QCN 0).
 	ECN func(rateBps float64) (m cc.ECNMarker, ok bool)
@@ -73,6 +94,7 @@ const (
 	evMark
 	evSwitch
 	evPause // Arg>>8: 1 pause, 0 resume
+	evRound // the end of a DCTCP or HPCC round of a flow
 	evInstant
 )
 
@@ -105,6 +127,10 @@ type flow struct {
 	bn     int32       // the link where the last byte waited longest, -1 when it never waited
 	bnWait engine.Time // that wait
 	cnps   uint32      // CNPs that reached the sender while it was sending (monitor.go)
+	line   float64     // line rate: its first link's
+	marks  uint32      // DCTCP: marked packets in the current round
+	roundB float64     // DCTCP, HPCC: bytes injected when the current round began
+	roundT engine.Timer
 	sendT  engine.Timer
 	ccT    engine.Timer
 }
@@ -177,6 +203,14 @@ type Network struct {
 	sw    []pfcSwitch
 
 	dcqcn map[float64]*cc.DCQCNConfig // per line rate
+	dctcp map[float64]*cc.DCTCPConfig
+	hpcc  map[float64]*cc.HPCCConfig
+	mode  Mode
+	// Reaction points of the round-driven modes, per flow slot (only the mode's is used).
+	dctcpRP []cc.DCTCP
+	hpccRP  []cc.HPCC
+	hpccTx  []hpccPrev
+	hops    []cc.HopState // scratch
 
 	dirtyLinks []int32
 	dirtyNIC   []int32
@@ -215,13 +249,35 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 			k.ecn, k.hasECN = cfg.ECN(k.capa)
 		}
 	}
+	n.mode = cfg.Mode
+	if n.mode == 0 {
+		n.mode = ModeDCQCN
+	}
+	n.dctcp, n.hpcc = map[float64]*cc.DCTCPConfig{}, map[float64]*cc.HPCCConfig{}
 	for _, rate := range g.Rates() {
-		c := cfg.DCQCN
-		c.LineRate = rate
-		if err := c.Validate(); err != nil {
+		var err error
+		switch n.mode {
+		case ModeDCQCN:
+			c := cfg.DCQCN
+			c.LineRate = rate
+			err = c.Validate()
+			n.dcqcn[rate] = &c
+		case ModeDCTCP:
+			c := cfg.DCTCP
+			c.LineRate = rate
+			err = c.Validate()
+			n.dctcp[rate] = &c
+		case ModeHPCC:
+			c := cfg.HPCC
+			c.LineRate, c.BaseRTT, c.WindowBytes, c.VarWin = rate, cfg.BaseRTT, cfg.Window, cfg.VarWin
+			err = c.Validate()
+			n.hpcc[rate] = &c
+		default:
+			err = fmt.Errorf("congestion-control mode %d is not modelled", n.mode)
+		}
+		if err != nil {
 			return nil, err
 		}
-		n.dcqcn[rate] = &c
 	}
 	if cfg.PFC {
 		if err := n.buildSwitches(); err != nil {
@@ -296,7 +352,26 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		return FlowID(id)
 	}
 	first := path[0]
-	f.rp = cc.NewDCQCN(n.dcqcn[n.links[first].capa], now)
+	f.line = n.links[first].capa
+	f.marks, f.roundB, f.roundT = 0, 0, engine.Timer{}
+	switch n.mode {
+	case ModeDCQCN:
+		f.rp = cc.NewDCQCN(n.dcqcn[f.line], now)
+	case ModeDCTCP:
+		for int(id) >= len(n.dctcpRP) {
+			n.dctcpRP = append(n.dctcpRP, cc.DCTCP{})
+		}
+		n.dctcpRP[id] = cc.NewDCTCP(n.dctcp[f.line])
+		n.armRound(id)
+	case ModeHPCC:
+		for int(id) >= len(n.hpccRP) {
+			n.hpccRP = append(n.hpccRP, cc.HPCC{})
+			n.hpccTx = append(n.hpccTx, hpccPrev{})
+		}
+		n.hpccRP[id] = cc.NewHPCC(n.hpcc[f.line])
+		n.hpccTx[id] = hpccPrev{}
+		n.armRound(id)
+	}
 	f.extent = n.extentOf(f)
 	n.links[first].src = append(n.links[first].src, id)
 	n.nicDirty(first)
@@ -487,7 +562,7 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 	n.fill = n.fill[:0]
 	total := 0.0
 	for _, id := range lk.src {
-		d := n.flows[id].rp.Rate()
+		d := n.demand(id, now)
 		n.fill = append(n.fill, fillItem{d, id})
 		total += d
 	}
@@ -622,6 +697,11 @@ func (n *Network) handle(ev engine.Event) {
 			}
 			n.armCC(id)
 		}
+	case evRound:
+		f.roundT = engine.Timer{}
+		if f.state == stateSending {
+			n.round(id, now)
+		}
 	case evCNP:
 		if f.state == stateSending {
 			n.stats.CNPs++
@@ -654,7 +734,8 @@ func (n *Network) sent(id int32, now engine.Time) {
 	f.state = stateSent
 	n.applyFlow(id, now)
 	n.s.Cancel(f.ccT)
-	f.ccT = engine.Timer{}
+	n.s.Cancel(f.roundT)
+	f.ccT, f.roundT = engine.Timer{}, engine.Timer{}
 	first := n.arena[f.off]
 	src := n.links[first].src
 	if i := slices.Index(src, id); i >= 0 {
@@ -784,6 +865,11 @@ func (n *Network) mark(l int32, now engine.Time) {
 		return
 	}
 	f := &n.flows[pick]
+	if n.mode != ModeDCQCN {
+		// DCTCP echoes every mark in an ACK and reacts once per round; HPCC ignores ECN.
+		f.marks++
+		return
+	}
 	rx := now
 	for k := hop; k < f.hops; k++ {
 		rx += n.links[n.arena[f.off+k]].delay
@@ -808,7 +894,7 @@ func (n *Network) Path(f FlowID) []int32 {
 }
 
 // Rate is flow f's congestion-control rate, bits/s.
-func (n *Network) Rate(f FlowID) float64 { return n.flows[f].rp.Rate() }
+func (n *Network) Rate(f FlowID) float64 { return n.ccRate(int32(f)) }
 
 // Injection is what flow f's NIC sends now, bits/s.
 func (n *Network) Injection(f FlowID) float64 { return n.flows[f].inj }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"simd/cc"
 	"simd/engine"
 	"simd/netmodel/fluid"
 	"simd/topo"
@@ -200,4 +201,70 @@ func TestPFCVictim(t *testing.T) {
 		t.Errorf("first frame %+v, want a pause of switch 11's device 10", f)
 	}
 	t.Logf("victim: %d ps with PFC, %d without; %d frames, stats %+v", withPFC, withoutPFC, len(frames), n.Stats())
+}
+
+// modeConfig is repoConfig with another reaction point: SimAI.conf's DCTCP (DCTCP_RATE_AI
+// 1000Mb/s) or HPCC (U_TARGET 0.95, MI_THRESH 0 as in SimAI's file, RATE_AI 50Mb/s), with an
+// 8 µs base RTT and its 400 KB bandwidth-delay product as the window (HAS_WIN 1, VAR_WIN 1).
+func modeConfig(m Mode) Config {
+	cfg := repoConfig()
+	cfg.Mode = m
+	cfg.DCTCP = cc.DCTCPConfig{MinRate: 100e6, RateAI: 1000e6, G: 0.00390625}
+	cfg.HPCC = cc.HPCCConfig{MinRate: 100e6, RateAI: 50e6, UTarget: 0.95, MaxStage: 0, FastReact: true, PacketBytes: 9000}
+	cfg.BaseRTT = 8 * engine.Microsecond
+	cfg.Window, cfg.VarWin = G400*8e-6/8, true
+	return cfg
+}
+
+// DCTCP shares an incast port fairly, within 10% of C/k, and ECN keeps its queue near KMIN.
+// HPCC gives every flow η·C/k with an empty queue: its INT feedback aims the port at 95% load.
+func TestIncastDCTCPAndHPCC(t *testing.T) {
+	for _, k := range []int{2, 8} {
+		t.Run(fmt.Sprint("dctcp/", k), func(t *testing.T) {
+			thr, qmean, qmin, qmax, n := incast(t, k, modeConfig(ModeDCTCP), 10*engine.Millisecond, 50*engine.Millisecond)
+			fair := G400 / float64(k)
+			for i, x := range thr {
+				if math.Abs(x-fair) > 0.1*fair {
+					t.Errorf("flow %d: %.2f Gb/s, fair share %.2f Gb/s", i, x/1e9, fair/1e9)
+				}
+			}
+			if qmax > 3200*KB {
+				t.Errorf("queue reached %.0f KB, above KMAX", qmax/KB)
+			}
+			t.Logf("throughput %v Gb/s, queue mean %.0f KB [%.0f, %.0f], stats %+v", gbps(thr), qmean/KB, qmin/KB, qmax/KB, n.Stats())
+		})
+		t.Run(fmt.Sprint("hpcc/", k), func(t *testing.T) {
+			thr, qmean, _, qmax, n := incast(t, k, modeConfig(ModeHPCC), 10*engine.Millisecond, 50*engine.Millisecond)
+			want := 0.95 * G400 / float64(k)
+			for i, x := range thr {
+				if math.Abs(x-want) > 0.01*want {
+					t.Errorf("flow %d: %.3f Gb/s, want η·C/k = %.3f Gb/s", i, x/1e9, want/1e9)
+				}
+			}
+			if qmax > 9000 {
+				t.Errorf("queue reached %.0f bytes: HPCC keeps it empty", qmax)
+			}
+			t.Logf("throughput %v Gb/s, queue mean %.0f B, stats %+v", gbps(thr), qmean, n.Stats())
+		})
+	}
+}
+
+// With a window (HAS_WIN) smaller than the path's bandwidth-delay product a lone flow sends
+// one window per round trip: 100 KB per 4 µs (two 1 µs links, there and back) is 200 Gb/s on
+// a 400 Gb/s path.
+func TestWindowCapsALoneFlow(t *testing.T) {
+	g := star(t, 2, G400, engine.Microsecond)
+	cfg := repoConfig()
+	cfg.Window, cfg.VarWin = 100e3, false
+	s, n, rec, _ := setup(t, g, cfg)
+	const size = 10 * MB
+	n.Start([]int32{0, 3}, size, 0, 1)
+	s.Run()
+	send := engine.Time(math.Ceil(size * 8 * 1e12 / 200e9))
+	if got := rec.sentAt[1]; got < send-1 || got > send+1 {
+		t.Errorf("sent at %d ps, want %d (one window per round trip)", got, send)
+	}
+	if got, want := rec.arrived[1]-rec.sentAt[1], 2*engine.Microsecond; got != want {
+		t.Errorf("arrived %d ps after it was sent, want the path delay %d", got, want)
+	}
 }

@@ -1,0 +1,141 @@
+package ccfluid
+
+import (
+	"simd/cc"
+	"simd/engine"
+	"simd/topo"
+)
+
+// This file holds what depends on the reaction point: the rate a sender asks its NIC for
+// (its congestion-control rate, capped by its window), and the per-round feedback of the
+// window-paced modes, DCTCP and HPCC.
+
+// ccRate is flow id's congestion-control rate, bits/s.
+func (n *Network) ccRate(id int32) float64 {
+	switch n.mode {
+	case ModeDCTCP:
+		return n.dctcpRP[id].Rate()
+	case ModeHPCC:
+		return n.hpccRP[id].Rate()
+	}
+	return n.flows[id].rp.Rate()
+}
+
+// demand is what flow id asks its NIC for now: its congestion-control rate, and with a window
+// (HAS_WIN) at most a window per round trip. In flight a flow holds its injection times its
+// round trip — twice its path's delay plus the queueing on its path now — so the window caps
+// the injection at window/RTT; with VAR_WIN the window scales with rate/line rate (ns-3
+// RdmaHw::GetWin). The cap is evaluated whenever the NIC re-shares, i.e. when a rate or a flow
+// of the port changes, not continuously as queues move.
+func (n *Network) demand(id int32, now engine.Time) float64 {
+	f := &n.flows[id]
+	r := n.ccRate(id)
+	if n.cfg.Window <= 0 {
+		return r
+	}
+	w := n.cfg.Window
+	if n.cfg.VarWin {
+		w *= r / f.line
+	}
+	rtt := 2 * secs(f.delay)
+	for k := range f.hops {
+		l := n.arena[f.off+k]
+		if c := n.capOf(l); c > 0 {
+			n.advanceLink(l, now)
+			rtt += n.links[l].qs.q * 8 / c
+		}
+	}
+	if rtt <= 0 {
+		return r
+	}
+	return min(r, w*8/rtt)
+}
+
+// roundTrip is flow id's round trip now: twice its path's delay plus the queueing delay on its
+// path, at least 1 ns.
+func (n *Network) roundTrip(id int32, now engine.Time) engine.Time {
+	f := &n.flows[id]
+	rtt := 2 * f.delay
+	for k := range f.hops {
+		l := n.arena[f.off+k]
+		if c := n.capOf(l); c > 0 {
+			n.advanceLink(l, now)
+			rtt += ceilPs(n.links[l].qs.q * 8 / c)
+		}
+	}
+	return max(rtt, engine.Nanosecond)
+}
+
+// armRound schedules the end of flow id's current round, one round trip from now.
+func (n *Network) armRound(id int32) {
+	f := &n.flows[id]
+	now := n.s.Now()
+	f.roundB = n.injected(id, now)
+	f.marks = 0
+	n.setTimer(&f.roundT, n.roundTrip(id, now), id, evRound|int64(f.gen)<<24)
+}
+
+// injected is the bytes flow id has injected by now.
+func (n *Network) injected(id int32, now engine.Time) float64 {
+	f := &n.flows[id]
+	rem := f.rem - float64(f.inj*secs(now-f.at))/8
+	return float64(f.bytes) - max(rem, 0)
+}
+
+// hpccPrev is what a flow's last HPCC round saw of each switch hop, to turn the ports' byte
+// counters into transmit rates (ns-3 INT's txBytes and timestamps).
+type hpccPrev struct {
+	at     engine.Time
+	served [cc.HPCCMaxHops]float64
+	n      int
+}
+
+// round ends flow id's round: DCTCP gets the fraction of its packets that were marked, HPCC
+// the INT of the switch ports on its path; then the next round starts.
+func (n *Network) round(id int32, now engine.Time) {
+	f := &n.flows[id]
+	changed := false
+	switch n.mode {
+	case ModeDCTCP:
+		pkts := (n.injected(id, now) - f.roundB) / n.cfg.PacketBytes
+		frac := 0.0
+		if pkts > 0 {
+			frac = min(float64(f.marks)/pkts, 1)
+		} else if f.marks > 0 {
+			frac = 1
+		}
+		changed = n.dctcpRP[id].OnRound(frac, f.marks > 0)
+	case ModeHPCC:
+		prev := &n.hpccTx[id]
+		n.hops = n.hops[:0]
+		k := 0
+		for h := range f.hops {
+			l := n.arena[f.off+h]
+			if n.g.Kind(n.g.From(l)) != topo.Switch {
+				continue // only switches add INT
+			}
+			if k == cc.HPCCMaxHops {
+				n.hops = append(n.hops, cc.HopState{}) // too many hops: HPCC ignores the INT
+				break
+			}
+			n.advanceLink(l, now)
+			lk := &n.links[l]
+			tx := 0.0
+			if prev.n > k && now > prev.at {
+				tx = (lk.qs.served - prev.served[k]) * 8 / secs(now-prev.at)
+			}
+			prev.served[k] = lk.qs.served
+			n.hops = append(n.hops, cc.HopState{QueueBytes: lk.qs.q, TxRate: tx, LinkRate: lk.capa})
+			k++
+		}
+		prev.at, prev.n = now, k
+		if len(n.hops) <= cc.HPCCMaxHops {
+			changed = n.hpccRP[id].OnRound(now, n.hops)
+		}
+	}
+	if changed {
+		n.stats.RateChanges++
+		n.nicDirty(n.arena[f.off])
+	}
+	n.armRound(id)
+}
