@@ -305,6 +305,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	if bytes == 0 {
 		bytes = 1
 	}
+	n.checkPath(path)
 	var id int32
 	if k := len(n.free); k > 0 {
 		id = n.free[k-1]
@@ -743,18 +744,7 @@ func (n *Network) sent(id int32, now engine.Time) {
 		n.links[first].src = src[:len(src)-1]
 	}
 	n.nicDirty(first)
-	for k := range f.hops {
-		l := n.arena[f.off+k]
-		p := n.apos[f.off+k]
-		list := n.links[l].on
-		last := int32(len(list) - 1)
-		if p != last {
-			e := list[last]
-			list[p] = e
-			n.apos[n.flows[e.f].off+e.hop] = p
-		}
-		n.links[l].on = list[:last]
-	}
+	n.leaveLinks(id)
 	n.stats.Sent++
 	n.obs.FlowSent(FlowID(id), now)
 	n.enter(id, 0, now)

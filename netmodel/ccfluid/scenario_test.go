@@ -268,3 +268,39 @@ func TestWindowCapsALoneFlow(t *testing.T) {
 		t.Errorf("arrived %d ps after it was sent, want the path delay %d", got, want)
 	}
 }
+
+// A flow moved mid-transfer onto a disjoint path of half the rate sends the rest there: 10 MB at
+// 400 Gb/s for 100 µs (5 MB), then the other 5,242,880 − 5,000,000 + 5 MB at 200 Gb/s, and
+// arrives one delay of the new path after its last byte. The old links carry nothing after.
+func TestRerouteMidTransfer(t *testing.T) {
+	// Hosts 0 and 1, switches 2 and 3: 0–2–1 at 400 Gb/s, 0–3–1 at 200 Gb/s, 1 µs links.
+	kinds := []topo.NodeKind{topo.GPU, topo.GPU, topo.Switch, topo.Switch}
+	g := graphOf(t, kinds, []tlink{
+		{0, 2, G400, engine.Microsecond}, {2, 1, G400, engine.Microsecond},
+		{0, 3, 200e9, engine.Microsecond}, {3, 1, 200e9, engine.Microsecond},
+	})
+	s, n, rec, _ := setup(t, g, repoConfig())
+	const size = 10 * MB
+	f := n.Start([]int32{0, 2}, size, 0, 1)
+	at := 100 * engine.Microsecond
+	s.RunUntil(at)
+	n.Reroute(f, []int32{4, 6}, 0)
+	if got := n.LinkFlows(0, nil); len(got) != 0 {
+		t.Errorf("old link still lists %v", got)
+	}
+	if got := n.LinkFlows(4, nil); len(got) != 1 || got[0] != f {
+		t.Errorf("new link lists %v", got)
+	}
+	s.Run()
+	done := float64(at) / 1e12 * G400 / 8 // bytes sent on the old path
+	want := float64(at) + (size-done)*8/200e9*1e12
+	if got := float64(rec.sentAt[1]); math.Abs(got-want) > 2 {
+		t.Errorf("sent at %.0f ps, want %.0f", got, want)
+	}
+	if got := rec.arrived[1] - rec.sentAt[1]; got != 2*engine.Microsecond {
+		t.Errorf("arrived %d ps after the last byte left, want the new path's delay", got)
+	}
+	if q := n.Queue(0); q != 0 {
+		t.Errorf("the old first link holds %v bytes", q)
+	}
+}

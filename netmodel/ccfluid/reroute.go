@@ -1,0 +1,105 @@
+package ccfluid
+
+import (
+	"slices"
+	"strconv"
+
+	"simd/engine"
+)
+
+// Reroute moves flow f, which must still be transmitting, onto path at the current time (a
+// link failed under it): it keeps its sender state and remaining bytes, leaves the arrivals,
+// lists and feeds of its old links and joins the new ones, and its port re-shares. delay is
+// ignored, as in Start. A flow already sent keeps its last byte where it is: queued bytes
+// drain even from a failed link (the model does not drop them).
+func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
+	id := int32(f)
+	fl := &n.flows[id]
+	if fl.state != stateSending {
+		return
+	}
+	now := n.s.Now()
+	n.checkPath(path)
+	// Bring the sender's bytes up to now at its current injection, then withdraw it.
+	fl.rem = max(fl.rem-float64(fl.inj*secs(now-fl.at))/8, 0)
+	fl.at = now
+	fl.state = stateSent // applyFlow withdraws a flow that is not sending
+	n.applyFlow(id, now)
+	fl.state = stateSending
+	oldFirst := n.arena[fl.off]
+	n.leaveLinks(id)
+	src := n.links[oldFirst].src
+	if i := slices.Index(src, id); i >= 0 {
+		src[i] = src[len(src)-1]
+		n.links[oldFirst].src = src[:len(src)-1]
+	}
+	n.nicDirty(oldFirst)
+
+	h := int32(len(path))
+	if h > fl.room {
+		fl.room = max(h, 8)
+		fl.off = int32(len(n.arena))
+		for range fl.room {
+			n.arena = append(n.arena, 0)
+			n.apos = append(n.apos, 0)
+		}
+	}
+	fl.hops, fl.delay = h, 0
+	copy(n.arena[fl.off:fl.off+h], path)
+	for k, l := range path {
+		lk := &n.links[l]
+		n.apos[fl.off+int32(k)] = int32(len(lk.on))
+		lk.on = append(lk.on, entry{id, int32(k)})
+		fl.delay += lk.delay
+	}
+	if h == 0 {
+		n.sent(id, now)
+		return
+	}
+	first := path[0]
+	n.links[first].src = append(n.links[first].src, id)
+	if n.mode == ModeHPCC {
+		n.hpccTx[id] = hpccPrev{} // the old path's counters mean nothing on the new one
+	}
+	fl.extent, fl.cinj = 0, 0
+	n.applyFlow(id, now)
+	n.nicDirty(first)
+}
+
+// leaveLinks takes flow id off the flow lists of its path's links.
+func (n *Network) leaveLinks(id int32) {
+	f := &n.flows[id]
+	for k := range f.hops {
+		l := n.arena[f.off+k]
+		p := n.apos[f.off+k]
+		list := n.links[l].on
+		last := int32(len(list) - 1)
+		if p != last {
+			e := list[last]
+			list[p] = e
+			n.apos[n.flows[e.f].off+e.hop] = p
+		}
+		n.links[l].on = list[:last]
+	}
+}
+
+// LinkFlows appends to buf the flows that are still transmitting over directed link l.
+func (n *Network) LinkFlows(l int32, buf []FlowID) []FlowID {
+	for _, e := range n.links[l].on {
+		buf = append(buf, FlowID(e.f))
+	}
+	return buf
+}
+
+// checkPath panics unless every link of path is a directed link of the graph and none repeats.
+func (n *Network) checkPath(path []int32) {
+	nl := int32(len(n.links))
+	for i, l := range path {
+		if l < 0 || l >= nl {
+			panic("ccfluid: link " + strconv.Itoa(int(l)) + " out of range [0," + strconv.Itoa(int(nl)) + ")")
+		}
+		if slices.Contains(path[:i], l) {
+			panic("ccfluid: link " + strconv.Itoa(int(l)) + " twice in the path")
+		}
+	}
+}
