@@ -304,3 +304,37 @@ func TestRerouteMidTransfer(t *testing.T) {
 		t.Errorf("the old first link holds %v bytes", q)
 	}
 }
+
+// DCQCN with one flow reaches line rate: cut by a competitor, the survivor climbs back to
+// exactly 400 Gb/s once the competitor is gone (fast recovery, then additive and hyper
+// increases every 55 µs, capped at line rate), and stays there.
+func TestDCQCNRecoversLineRate(t *testing.T) {
+	cfg := repoConfig()
+	cfg.DCQCN.RPTimer, cfg.DCQCN.RateAI, cfg.DCQCN.RateHAI = 55*engine.Microsecond, 400e6, 4000e6
+	g := star(t, 3, G400, engine.Microsecond)
+	s, n, rec, _ := setup(t, g, cfg)
+	long := n.Start([]int32{0, 5}, 1<<40, 0, 1)
+	n.Start([]int32{2, 5}, 20*MB, 0, 2)
+	s.RunUntil(2 * engine.Millisecond)
+	if _, ok := rec.arrived[2]; !ok {
+		t.Fatal("the competitor has not finished")
+	}
+	if r := n.Rate(long); r >= G400 {
+		t.Fatalf("the survivor was never cut (rate %v)", r)
+	}
+	var at engine.Time
+	for step := engine.Time(0); step < 2000 && at == 0; step++ {
+		s.RunUntil(2*engine.Millisecond + step*10*engine.Microsecond)
+		if n.Rate(long) == G400 {
+			at = s.Now()
+		}
+	}
+	if at == 0 {
+		t.Fatalf("rate %.3f Gb/s after 20 ms alone, want line rate", n.Rate(long)/1e9)
+	}
+	s.RunUntil(at + 5*engine.Millisecond)
+	if r, inj := n.Rate(long), n.Injection(long); r != G400 || inj != G400 {
+		t.Errorf("rate %v, injection %v after reaching line rate, want %v", r, inj, G400)
+	}
+	t.Logf("competitor done at %d ps; line rate again at %d ps", rec.arrived[2], at)
+}
