@@ -179,7 +179,8 @@ type link struct {
 	inPort   int32    // its port number at inSw
 	dirty    bool
 	nicDir   bool
-	backlog  bool // the queue held or gained bytes at its last change (PFC relevance)
+	backlog  bool  // the queue held or gained bytes at its last change (PFC relevance)
+	blIdx    int32 // its position in its switch's backlogged list while backlog
 }
 
 // Network is the fluid model with congestion control: sender rates come from DCQCN, each
@@ -427,6 +428,9 @@ func (n *Network) linkDirty(l int32) {
 		backlog := lk.qs.q > emptyEps || slope > 0
 		if backlog || lk.backlog {
 			n.swDirty(lk.outSw)
+		}
+		if backlog != lk.backlog {
+			n.sw[lk.outSw].setBacklogged(l, &n.links, backlog)
 		}
 		lk.backlog = backlog
 	}

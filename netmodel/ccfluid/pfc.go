@@ -24,8 +24,12 @@ type pfcSwitch struct {
 	u, du  []float64 // scratch: ingress occupancy per port and its slope
 	flip   []int32   // scratch: ports whose pause state changes
 	active []int32   // ports with an occupancy or a pause at the last check
-	act    []bool    // per port: in active
-	paused int       // ports paused now
+	// backlogged lists the egress links whose queue holds or gains bytes, pausedPorts the
+	// ports paused now: a check visits only those, not every port.
+	backlogged  []int32
+	pausedPorts []int32
+	act         []bool // per port: in active
+	paused      int    // ports paused now
 	// The switch's total backlog as a line, kept up to date by every change of an egress
 	// queue's slope (linkDirty), so that a quiet switch is checked in O(1): tot at totAt,
 	// growing at totSlope bytes/s. A full check resynchronises it with the queues.
@@ -73,6 +77,21 @@ func (n *Network) buildSwitches() error {
 		n.sw = append(n.sw, *w)
 	}
 	return nil
+}
+
+// setBacklogged adds egress link l to or removes it from the backlogged list.
+func (sw *pfcSwitch) setBacklogged(l int32, links *[]link, on bool) {
+	ls := *links
+	if on {
+		ls[l].blIdx = int32(len(sw.backlogged))
+		sw.backlogged = append(sw.backlogged, l)
+		return
+	}
+	i := ls[l].blIdx
+	last := sw.backlogged[len(sw.backlogged)-1]
+	sw.backlogged[i] = last
+	ls[last].blIdx = i
+	sw.backlogged = sw.backlogged[:len(sw.backlogged)-1]
 }
 
 // activate adds port p to the active list.
@@ -125,11 +144,8 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	}
 	sw.active = sw.active[:0]
 	total := 0.0
-	for _, l := range sw.egress {
+	for _, l := range sw.backlogged {
 		lk := &n.links[l]
-		if !lk.backlog {
-			continue
-		}
 		n.advanceLink(l, now)
 		total += lk.qs.q
 		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
@@ -144,10 +160,8 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		}
 	}
 	sw.tot = total
-	for p := range sw.egress {
-		if sw.buf.Paused(p) {
-			sw.activate(int32(p))
-		}
+	for _, p := range sw.pausedPorts {
+		sw.activate(p)
 	}
 	for _, p := range sw.active {
 		sw.buf.SetIngress(int(p), sw.u[p])
@@ -164,6 +178,11 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		in := route.Reverse(sw.egress[p])
 		pause := !sw.buf.Paused(int(p))
 		sw.buf.SetPaused(int(p), pause)
+		if pause {
+			sw.pausedPorts = append(sw.pausedPorts, p)
+		} else if i := slices.Index(sw.pausedPorts, p); i >= 0 {
+			sw.pausedPorts = slices.Delete(sw.pausedPorts, i, i+1)
+		}
 		if pause {
 			sw.paused++
 			n.stats.Pauses++
