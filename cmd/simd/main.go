@@ -65,6 +65,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runTopo(args[1:], stdout, stderr)
 		case "dag":
 			return runDAG(args[1:], stdout, stderr)
+		case "moe":
+			return runMoE(args[1:], stdout, stderr)
 		}
 	}
 	o, err := parseFlags(args)
