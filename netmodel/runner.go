@@ -1,7 +1,9 @@
 package netmodel
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"simd/ccl"
 	"simd/engine"
@@ -25,7 +27,7 @@ type FlowRecord struct {
 	Sport, Dport         uint16
 	Bytes                int64
 	Start, Sent, Arrived engine.Time
-	Path                 []int32 // directed links; valid during the call only
+	Path                 []int32 // directed links (the last path, for a flow LinkDown moved); valid during the call only
 }
 
 // Observer receives every flow that arrives, in arrival order.
@@ -72,7 +74,7 @@ type Simulator struct {
 	obs      []Observer
 	bobs     []BottleneckObserver
 	err      error
-	track    bool // keep each in-flight flow's endpoints and ports (for observers and monitors)
+	track    bool // keep each in-flight flow's endpoints and ports (for observers, monitors and LinkDown)
 
 	// Per in-flight flow, indexed by the network's FlowID slot.
 	inflight []inflightFlow
@@ -96,6 +98,16 @@ type Simulator struct {
 	flows   uint64
 	records FlowRecord
 	raw     []RawFlow
+
+	// failed holds the links taken down so far (LinkDown), moved the flows to reroute.
+	failed []failedLink
+	moved  []fluid.FlowID
+}
+
+// failedLink is a link LinkDown took down, and when.
+type failedLink struct {
+	a, b int32
+	at   engine.Time
 }
 
 // RawFlow is a point-to-point transfer that belongs to no collective, as a flow file lists them.
@@ -361,8 +373,7 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 	if RunID(ev.Target) == rawRun {
 		rf := m.raw[ev.Arg]
 		if err := m.startPath(rf.Src, rf.Dst, rf.DPort, rf.Bytes, int64(rawRun)<<32|ev.Arg); err != nil && m.err == nil {
-			m.err = fmt.Errorf("flow %d (node %d → %d): %w", ev.Arg, rf.Src, rf.Dst, err)
-			s.Stop()
+			m.fail(fmt.Sprintf("flow %d (node %d → %d)", ev.Arg, rf.Src, rf.Dst), err)
 		}
 		return
 	}
@@ -377,9 +388,20 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 	}
 	if err != nil && m.err == nil {
 		kind := m.runs[rel.run].dag.Flow(rel.id).Kind
-		m.err = fmt.Errorf("flow %d (%s, %d → %d): %w", rel.id, kind, rel.src, rel.dst, err)
-		s.Stop()
+		m.fail(fmt.Sprintf("flow %d (%s, %d → %d)", rel.id, kind, rel.src, rel.dst), err)
 	}
+}
+
+// fail stops the run with the error of flow (described as errors name flows): a LinkDownError
+// when a failed link left it without a route, else "flow: err".
+func (m *Simulator) fail(flow string, err error) {
+	if k := len(m.failed); k > 0 && errors.Is(err, route.ErrNoRoute) {
+		fl := m.failed[k-1]
+		m.err = &LinkDownError{A: fl.a, B: fl.b, At: fl.at, Flow: flow, Err: err}
+	} else {
+		m.err = fmt.Errorf("%s: %w", flow, err)
+	}
+	m.s.Stop()
 }
 
 // startPath routes a flow with the next source port of its node pair and hands it to the
@@ -482,3 +504,129 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 
 // Fabric is the fabric the simulator routes over.
 func (m *Simulator) Fabric() *Fabric { return m.fab }
+
+// rerouter is a network that can move a transmitting flow onto another path, which LinkDown
+// needs (fluid.Network.Reroute, ccfluid.Network.Reroute).
+type rerouter interface {
+	Reroute(f fluid.FlowID, path []int32, delay engine.Time)
+}
+
+// linkFlows returns the function that appends the flows transmitting on a directed link to a
+// buffer, nil if the network cannot list them.
+func (m *Simulator) linkFlows() func(l int32, buf []fluid.FlowID) []fluid.FlowID {
+	switch n := m.net.(type) {
+	case *fluid.Network:
+		return n.LinkFlowIDs
+	case *ccfluid.Network:
+		return n.LinkFlows
+	}
+	return nil
+}
+
+// LinkDownError is the error of a run in which a failed link (LinkDown) left a flow without a
+// route: one in flight when the link failed, or one started later. It wraps the router's error,
+// which wraps route.ErrNoRoute.
+type LinkDownError struct {
+	A, B int32       // the nodes of the link that failed last
+	At   engine.Time // when it failed
+	Flow string      // the flow, as the simulator's errors name flows
+	Err  error
+}
+
+func (e *LinkDownError) Error() string {
+	return fmt.Sprintf("link %d–%d went down at %v and %s has no route left: %v", e.A, e.B, e.At, e.Flow, e.Err)
+}
+
+func (e *LinkDownError) Unwrap() error { return e.Err }
+
+// LinkDown schedules the failure of the link between nodes a and b (both directions; every
+// link between them if the topology lists several) at time at, as SimAI.conf's LINK_DOWN does.
+// At that time the router takes the link down, the cached routes are forgotten, and every flow
+// transmitting on the link is routed again with its own ports and moves to its new path with
+// the bytes it has left (the network's Reroute: fluid.Network.Reroute, ccfluid.Network.Reroute);
+// flows started from then on are routed around the link. A flow already sent keeps its
+// arrival. A flow left without a route stops the run with a LinkDownError (Err). The
+// FlowRecord of a moved flow gives the path it finished on.
+//
+// It is an error if a and b are not linked, if at is in the past, if the network model cannot
+// move flows, or if flows have already started without the simulator keeping their ports
+// (LinkDown, like Observe, comes before the first flow). A failure at engine.Never is checked
+// and never happens. Without a LinkDown nothing of this costs anything: the ports of flows in
+// flight are kept only once one is scheduled.
+func (m *Simulator) LinkDown(at engine.Time, a, b int32) error {
+	g := m.fab.Graph
+	if n := int32(g.NumNodes()); a < 0 || a >= n || b < 0 || b >= n {
+		return fmt.Errorf("link %d–%d: the fabric's nodes are 0 to %d", a, b, n-1)
+	}
+	if a == b || len(g.Links(nil, a, b)) == 0 {
+		return fmt.Errorf("nodes %d and %d are not linked", a, b)
+	}
+	if _, ok := m.net.(rerouter); !ok || m.linkFlows() == nil {
+		return errors.New("this network model cannot move flows off a failed link")
+	}
+	if at < m.s.Now() {
+		return fmt.Errorf("link %d–%d down at %v: that is in the past (now %v)", a, b, at, m.s.Now())
+	}
+	if !m.track && m.flows > 0 {
+		return errors.New("LinkDown must come before the first flow starts")
+	}
+	if at == engine.Never {
+		return nil
+	}
+	m.track = true
+	m.s.AtFunc(at, func() { m.linkDown(a, b) })
+	return nil
+}
+
+// linkDown takes the link a–b down now and moves the flows on it.
+func (m *Simulator) linkDown(a, b int32) {
+	if m.err != nil {
+		return
+	}
+	now := m.s.Now()
+	if err := m.fab.Router.SetLinkDown(a, b); err != nil { // checked by LinkDown
+		panic(err)
+	}
+	m.failed = append(m.failed, failedLink{a, b, now})
+	m.forgetPaths()
+	list := m.linkFlows()
+	ids := m.moved[:0]
+	for _, l := range m.fab.Graph.Links(nil, a, b) {
+		ids = list(route.Reverse(l), list(l, ids))
+	}
+	// In flow order (the lists' order depends on the history of removals), once each.
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	rr := m.net.(rerouter)
+	for _, f := range ids {
+		in := &m.inflight[f]
+		path, delay, err := m.route(m.pairs.get(in.src, in.dst), in.src, in.dst, in.sport, in.dport)
+		if err != nil {
+			m.fail(m.describe(f), err)
+			break
+		}
+		rr.Reroute(f, path, delay)
+	}
+	m.moved = ids[:0]
+}
+
+// forgetPaths drops every cached path: the router's answers changed. The source ports go on.
+func (m *Simulator) forgetPaths() {
+	for _, list := range m.pairs.bySrc {
+		for i := range list {
+			list[i].st.known, list[i].st.n = false, 0
+		}
+	}
+	m.pathArena = m.pathArena[:0]
+}
+
+// describe names in-flight flow f as the simulator's errors do.
+func (m *Simulator) describe(f fluid.FlowID) string {
+	in := &m.inflight[f]
+	tag := m.net.Tag(f)
+	id, fl := RunID(tag>>32), ccl.FlowID(uint32(tag))
+	if id == rawRun {
+		return fmt.Sprintf("flow %d (node %d → %d)", fl, in.src, in.dst)
+	}
+	return fmt.Sprintf("flow %d (%s, node %d → %d)", fl, m.runs[id].dag.Flow(fl).Kind, in.src, in.dst)
+}

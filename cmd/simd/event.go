@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -219,10 +221,14 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	began := time.Now()
 	res, err := workloads.NewRunner(s.w, s.layout, sched, net).Run()
 	wall := time.Since(began)
-	if err == nil {
-		err = sim.Err()
+	if simErr := sim.Err(); simErr != nil {
+		err = simErr // the cause of a stopped iteration
 	}
-	if err != nil {
+	var end engine.Time
+	if res != nil {
+		end = res.End
+	}
+	if err := linkDownResult(&s.conf, s.o.conf, err, end, s.log); err != nil {
 		return nil, err
 	}
 	r := &eventRun{res: res, net: net, sim: sim, events: sched.Processed(), wall: wall}
@@ -261,7 +267,11 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 		return nil, nil, badInputf("%s: CC_MODE: %v", where("CC_MODE"), err)
 	}
 	if !on {
-		return netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally}), nil, nil
+		sim := netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally})
+		if err := scheduleLinkDown(sim, conf, confPath); err != nil {
+			return nil, nil, err
+		}
+		return sim, nil, nil
 	}
 	var log *netmodel.PFCLog
 	var obs ccfluid.PFCObserver
@@ -273,7 +283,60 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 	if err != nil {
 		return nil, nil, badInputf("%s: %v", where("CC_MODE"), err)
 	}
+	if err := scheduleLinkDown(sim, conf, confPath); err != nil {
+		return nil, nil, err
+	}
 	return sim, log, nil
+}
+
+// linkDownOffset is where SimAI's clock puts LINK_DOWN's time origin. Its ns-3 frontend fires
+// the workload at simulated time 0 and schedules LINK_DOWN t a b for 2 s + t µs (code it shares
+// with ns-3's RDMA flow-file driver), so the failure hits only iterations longer than 2 s.
+// simd's clock is SimAI's: the iteration starts at 0 and a flow file's times are absolute, so
+// the link goes down at the same simulated time.
+const linkDownOffset = 2 * engine.Second
+
+// linkDownTime is when SimAI.conf's LINK_DOWN takes its link down, engine.Never if that is
+// beyond the range of simd's clock.
+func linkDownTime(ld configs.LinkDown) engine.Time {
+	if ld.At >= engine.Never-linkDownOffset {
+		return engine.Never
+	}
+	return linkDownOffset + ld.At
+}
+
+// scheduleLinkDown schedules SimAI.conf's LINK_DOWN, if it is active (t > 0), on sim. Nodes
+// that are not linked in the topology are bad input naming the file, line and key.
+func scheduleLinkDown(sim *netmodel.Simulator, conf *configs.SimAIConf, confPath string) error {
+	ld := conf.LinkDown
+	if !ld.Active() {
+		return nil
+	}
+	a, b := int32(min(ld.A, math.MaxInt32)), int32(min(ld.B, math.MaxInt32))
+	if err := sim.LinkDown(linkDownTime(ld), a, b); err != nil {
+		return badInputf("%s: %v", linkDownWhere(conf, confPath), err)
+	}
+	return nil
+}
+
+// linkDownWhere names SimAI.conf's LINK_DOWN line: file:line: LINK_DOWN t a b.
+func linkDownWhere(conf *configs.SimAIConf, confPath string) string {
+	return confWhere(conf, confPath, "LINK_DOWN") + ": LINK_DOWN " + strings.Join(conf.Raw["LINK_DOWN"], " ")
+}
+
+// linkDownResult turns the error of a run that LINK_DOWN left without a route for a flow into
+// bad input naming the key, and warns when the link went down after everything had arrived.
+func linkDownResult(conf *configs.SimAIConf, confPath string, err error, end engine.Time, log *zap.Logger) error {
+	var lde *netmodel.LinkDownError
+	if errors.As(err, &lde) {
+		return badInputf("%s: %v", linkDownWhere(conf, confPath), err)
+	}
+	if err == nil && conf.LinkDown.Active() && end < linkDownTime(conf.LinkDown) {
+		log.Warn("SimAI.conf's LINK_DOWN takes its link down 2 s after the start plus t µs, as SimAI does; the run was over by then, so it changed nothing",
+			zap.String("where", linkDownWhere(conf, confPath)), zap.Float64("down_us", linkDownTime(conf.LinkDown).Microseconds()),
+			zap.Float64("end_us", end.Microseconds()))
+	}
+	return err
 }
 
 // confWhere names where SimAI.conf sets key: file:line, or the file when the key is absent.

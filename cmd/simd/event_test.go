@@ -1,11 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"simd/topo"
+	"simd/topo/route"
 )
 
 var wallClock = regexp.MustCompile(`"wall_clock_seconds": [0-9.e+-]+`)
@@ -238,5 +243,151 @@ func TestMonitors(t *testing.T) {
 	}
 	if files := listFiles(t, filepath.Join(dir, "zero")); len(files) != 0 {
 		t.Errorf("files left behind: %v", files)
+	}
+}
+
+// SimAI.conf's LINK_DOWN t a b takes link a–b down at 2 s + t µs, as SimAI does, and moves the
+// flows on it. On the dual-ToR fabric GPU 0 has two 200 Gbps NICs (to ASWs 36 and 44, 500 ns
+// each); two 10 MB flows from it, starting at 2 s, leave on different NICs and arrive after
+// 400 µs + two hops. With LINK_DOWN 100 0 <the first flow's ASW>, each has 7.5 MB left at
+// 2 s + 100 µs and the two then share the other NIC at 100 Gbps each: sent 600 µs later, at
+// 2 s + 700 µs. "LINK_DOWN 0 a b" is SimAI's "no failure", whatever a and b are.
+func TestLinkDownFlows(t *testing.T) {
+	dir := t.TempDir()
+	tpPath := mustAbs(t, "../../topo/testdata/AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100")
+	f, err := os.Open(tpPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topo.Parse(f, tpPath)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := route.New(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two destinations on GPU 0's rail whose flows (first QP of each pair) leave on
+	// different NICs.
+	nic := func(dst int32) int32 {
+		p, err := r.Route(nil, 0, dst, route.QPSport(0), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Graph().To(p[0])
+	}
+	d1, d2 := int32(-1), int32(-1)
+	for _, a := range []int32{8, 16, 24} {
+		for _, b := range []int32{8, 16, 24} {
+			if d1 < 0 && nic(a) != nic(b) {
+				d1, d2 = a, b
+			}
+		}
+	}
+	if d1 < 0 {
+		t.Fatal("every flow from GPU 0 to its rail leaves on the same NIC")
+	}
+	flows := writeFile(t, dir, "flow.txt", fmt.Sprintf("2\n0 %d 3 100 10000000 2\n0 %d 3 100 10000000 2\n", d1, d2))
+	for _, c := range []struct {
+		name, conf, last string
+	}{
+		{"no failure", "CC_MODE 0\n", "2000401.000 us"},
+		{"LINK_DOWN", fmt.Sprintf("CC_MODE 0\nLINK_DOWN 100 0 %d\n", nic(d1)), "2000701.000 us"},
+		{"LINK_DOWN 0 is none", "CC_MODE 0\nLINK_DOWN 0 0 1\n", "2000401.000 us"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conf := writeFile(t, dir, "SimAI.conf", c.conf)
+			code, out, errOut := runCLI(t, dir, "-flows", flows, "-n", tpPath, "-c", conf, "-o", "out")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !strings.Contains(out, "2 flows, the last arriving at "+c.last) {
+				t.Errorf("stdout:\n%s", out)
+			}
+		})
+	}
+}
+
+// LINK_DOWN on two nodes that are not linked is bad input naming the file, line and key; so is
+// one that cuts a GPU off while a flow to it is in flight, and one the run never reaches warns.
+func TestLinkDownErrors(t *testing.T) {
+	dir := t.TempDir()
+	hpn := mustAbs(t, "../../topo/testdata/AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100")
+	single := mustAbs(t, "../../topo/testdata/DCN+SingleToR_16g_8gps_400Gbps_H100")
+	flows := writeFile(t, dir, "flow.txt", "1\n0 9 3 100 10000000 2\n")
+	for _, c := range []struct {
+		name, topo, conf string
+		want             []string
+	}{
+		{"not linked", hpn, "CC_MODE 0\n# two GPUs\nLINK_DOWN 100 0 1\n", []string{"bad.conf:3: LINK_DOWN 100 0 1: nodes 0 and 1 are not linked"}},
+		{"no such node", hpn, "CC_MODE 0\nLINK_DOWN 100 0 4000000000\n", []string{"bad.conf:2: LINK_DOWN 100 0 4000000000:", "nodes are 0 to 55"}},
+		{"GPU cut off", single, "CC_MODE 0\nLINK_DOWN 10 9 18\n", []string{"bad.conf:2: LINK_DOWN 10 9 18: link 9–18 went down at 2.00001s", "flow 0 (node 0 → 9)", "no route"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conf := writeFile(t, dir, "bad.conf", c.conf)
+			out := t.TempDir()
+			code, _, errOut := runCLI(t, dir, "-flows", flows, "-n", c.topo, "-c", conf, "-o", out)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2: %s", code, errOut)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if files := listFiles(t, out); len(files) != 0 {
+				t.Errorf("files left behind: %v", files)
+			}
+		})
+	}
+	// The workload mode checks the link before it runs.
+	conf := writeFile(t, dir, "bad.conf", "CC_MODE 0\nLINK_DOWN 100 0 1\n")
+	if code, _, errOut := runCLI(t, dir, "-c", conf, "-o", t.TempDir()); code != 2 || !strings.Contains(errOut, "bad.conf:2: LINK_DOWN 100 0 1: nodes 0 and 1 are not linked") {
+		t.Errorf("event mode: exit %d, %s", code, errOut)
+	}
+	// The flow is over by 2 s + 500 µs.
+	late := writeFile(t, dir, "late.conf", "CC_MODE 0\nLINK_DOWN 500 9 18\n")
+	code, _, errOut := runCLI(t, dir, "-flows", flows, "-n", single, "-c", late, "-o", "late")
+	if code != 0 || !strings.Contains(errOut, "changed nothing") || !strings.Contains(errOut, "late.conf:2: LINK_DOWN 500 9 18") {
+		t.Errorf("a failure after the run: exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+// In the workload mode LINK_DOWN counts from the start of the iteration, as SimAI's does from
+// its workload's: here 2 s of forward compute, then a data-parallel ring all-reduce over the 16
+// GPUs of a Spectrum-X fabric with two PSWs, whose cross-rail hops climb to them. Rail 0's ASW
+// (node 18) losing its link to the second PSW (node 27) 100 µs into the all-reduce squeezes the
+// flows onto the other uplink: the iteration takes longer, and nothing fails.
+func TestLinkDownIteration(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runTopoCLI("-topo", "Spectrum-X", "-g", "16", "-psn", "2", "-o", dir); code != 0 {
+		t.Fatal(errOut)
+	}
+	tp := filepath.Join(dir, "Spectrum-X_16g_8gps_400Gbps_H100")
+	w := writeFile(t, dir, "dp.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 16\n1\n"+
+		"layer -1 2000000000 NONE 0 1 NONE 0 1 ALLREDUCE 67108864 1\n")
+	var totals []float64
+	for _, conf := range []string{"CC_MODE 0\n", "CC_MODE 0\nLINK_DOWN 100 18 27\n"} {
+		c := writeFile(t, dir, "SimAI.conf", conf)
+		code, out, errOut := runCLI(t, dir, "-w", w, "-n", tp, "-c", c, "-o", "out")
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", conf, code, errOut)
+		}
+		if strings.Contains(errOut, "changed nothing") {
+			t.Errorf("%q: the failure came after the iteration:\n%s", conf, errOut)
+		}
+		i := strings.Index(out, "iteration: ")
+		if i < 0 {
+			t.Fatalf("stdout:\n%s", out)
+		}
+		v, err := strconv.ParseFloat(strings.Fields(out[i:])[1], 64)
+		if err != nil {
+			t.Fatalf("stdout:\n%s", out)
+		}
+		totals = append(totals, v)
+	}
+	if !(totals[1] > totals[0]) || totals[0] < 2e6 {
+		t.Errorf("iteration %v µs without the failure, %v µs with it", totals[0], totals[1])
 	}
 }

@@ -95,7 +95,7 @@ func runFlowFile(o *options, log *zap.Logger, stdout io.Writer) error {
 	began := time.Now()
 	sched.Run()
 	wall := time.Since(began)
-	if err := sim.Err(); err != nil {
+	if err := linkDownResult(&conf, o.conf, sim.Err(), last, log); err != nil {
 		return err
 	}
 	var files []string

@@ -110,6 +110,19 @@
 // flows, plus O(links·log links) for the heap. Stats.SolvedLinks and SolvedFlows count that
 // work, Stats.RegionFlows and Rerated what it produced.
 //
+// # Rerouting
+//
+// Reroute(f, path, delay) moves a transmitting flow onto another path at the current time, for
+// link failures: its remaining bits are brought up to date at its old rate, it leaves the
+// links of its old path (their entries swap-removed as on a send) and joins the new ones, its
+// bottleneck and "sent" timer are dropped, and it is queued with the instant's new flows. To
+// the recompute it is a departure from the old links and a new flow on the new ones, so the
+// argument above holds unchanged and the rates are exact again at the end of the instant. A
+// flow already sent is left alone: its last byte is on its way. LinkBytes charges the old links
+// with what the flow sent while it crossed them and the new links with the rest. LinkFlowIDs
+// lists the flows on a link, which is how the DAG runner finds the flows a failure must move.
+// Nothing on the hot path pays for any of it.
+//
 // # Options
 //
 // Options.TrackBottlenecks attributes every byte sent to the link that was its flow's bottleneck
@@ -188,7 +201,9 @@
 // callbacks) and after every recompute compares every rate with a from-scratch water-filling
 // and runs Check, then compares every start, send and arrival time with a simulation driven by
 // that reference solver (within 4 ps: the two reach the same rates through different sums,
-// which can move a rounded-up completion by a picosecond); determinism (identical event and
-// rate logs); zero allocations in steady state. Build with -tags invariants to run Check after
+// which can move a rounded-up completion by a picosecond); the same with random reroutes, whose
+// reference moves the flows under the same rules and also checks every link's bytes; closed
+// forms of reroutes; determinism (identical event and rate logs); zero allocations in steady
+// state. Build with -tags invariants to run Check after
 // every recompute inside the package.
 package fluid

@@ -74,6 +74,8 @@ type Stats struct {
 	Rerated     uint64 // flows whose rate changed in a recompute (remaining bytes updated, timer moved)
 
 	Events uint64 // engine events handled by the network (recomputes, sends, arrivals)
+
+	Rerouted uint64 // Reroute calls that moved a transmitting flow
 }
 
 // Event kinds, in Event.Arg.
@@ -132,7 +134,7 @@ type entry struct {
 type linkState struct {
 	on     []entry // the transmitting flows
 	capa   float64 // bits/s
-	sent   int64   // bytes of the flows sent over it
+	sent   float64 // bytes of the flows sent over it, and of rerouted flows while they crossed it
 	bnBits float64 // bits sent while it was the bottleneck (TrackBottlenecks)
 	mark   uint32  // region epoch
 	idx    int32   // index in rl when mark == epoch
@@ -273,7 +275,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	if delay < 0 {
 		panic("fluid: Start with negative delay " + delay.String())
 	}
-	n.checkPath(path)
+	n.checkPath("Start", path)
 	var id int32
 	if k := len(n.free); k > 0 {
 		id = n.free[k-1]
@@ -319,16 +321,17 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	return FlowID(id)
 }
 
-// checkPath panics unless every link of path is a directed link of the graph and none repeats.
-func (n *Network) checkPath(path []int32) {
+// checkPath panics unless every link of path is a directed link of the graph and none repeats;
+// op names the caller in the message.
+func (n *Network) checkPath(op string, path []int32) {
 	nl := int32(len(n.links))
 	for i, l := range path {
 		if l < 0 || l >= nl {
-			panic("fluid: Start with link " + strconv.Itoa(int(l)) + " out of range [0," + strconv.Itoa(int(nl)) + ")")
+			panic("fluid: " + op + " with link " + strconv.Itoa(int(l)) + " out of range [0," + strconv.Itoa(int(nl)) + ")")
 		}
 		for _, m := range path[:i] {
 			if m == l {
-				panic("fluid: Start with link " + strconv.Itoa(int(l)) + " twice in the path")
+				panic("fluid: " + op + " with link " + strconv.Itoa(int(l)) + " twice in the path")
 			}
 		}
 	}
@@ -375,7 +378,7 @@ func (n *Network) sent(id int32) {
 			n.apos[e.ai] = p
 		}
 		n.links[l].on = list[:last]
-		n.links[l].sent += f.bytes
+		n.links[l].sent += float64(f.bytes)
 		n.markDirty(l)
 	}
 	if fh.hops > 0 {
@@ -485,7 +488,7 @@ func (n *Network) LinkFlows(l int32) int { return len(n.links[l].on) }
 // transmitting flows contribute what they have sent so far). O(flows on l); the running total
 // costs one addition per link of each sent flow.
 func (n *Network) LinkBytes(l int32) float64 {
-	sum := float64(n.links[l].sent)
+	sum := n.links[l].sent
 	now := n.s.Now()
 	for _, e := range n.links[l].on {
 		f := &n.flows[e.f]

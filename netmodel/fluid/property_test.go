@@ -121,16 +121,7 @@ func randomGraphScenario(t testing.TB, seed uint64) scenario {
 // route.Router gives them (random source ports, so ECMP spreads them).
 func fabricScenario(t testing.TB, seed uint64, gpus, gps, nicsPerASW, psws int) scenario {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	p := topo.SpectrumXDefaults(gpus)
-	p.GPUsPerServer, p.NICsPerASW, p.PSWs, p.CheckCapacity = gps, nicsPerASW, psws, false
-	tp, err := p.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := route.New(tp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := spectrumXRouter(t, gpus, gps, nicsPerASW, psws)
 	path := func() []int32 {
 		src := rng.Int32N(int32(gpus))
 		dst := rng.Int32N(int32(gpus - 1))
@@ -148,6 +139,21 @@ func fabricScenario(t testing.TB, seed uint64, gpus, gps, nicsPerASW, psws int) 
 	return scenario{name, r.Graph(), randomSpecs(rng, nf, path)}
 }
 
+// spectrumXRouter builds a generated Spectrum-X fabric and its router.
+func spectrumXRouter(t testing.TB, gpus, gps, nicsPerASW, psws int) *route.Router {
+	p := topo.SpectrumXDefaults(gpus)
+	p.GPUsPerServer, p.NICsPerASW, p.PSWs, p.CheckCapacity = gps, nicsPerASW, psws, false
+	tp, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := route.New(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // driver starts a scenario's flows on a network: roots at their times, children gap after
 // their parent arrives (from the arrival callback itself when the gap is 0). It logs every
 // callback and the rates after every recompute, for the determinism test.
@@ -158,12 +164,16 @@ type driver struct {
 	children [][]int
 	res      []refResult
 	log      []string
+	onStart  func(i int, f FlowID) // optional
 }
 
 func (d *driver) start(i int) {
 	sp := d.specs[i]
 	d.res[i].start = d.s.Now()
-	d.n.Start(sp.path, sp.bytes, sp.delay, int64(i))
+	f := d.n.Start(sp.path, sp.bytes, sp.delay, int64(i))
+	if d.onStart != nil {
+		d.onStart(i, f)
+	}
 }
 
 func (d *driver) FlowSent(f FlowID, now engine.Time) {
