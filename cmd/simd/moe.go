@@ -27,6 +27,9 @@ Commands:
   gen   write a workload: DIR/config.json (every parameter) and DIR/iter_<i>_requests.csv per
         iteration, one line per token of each layer: layer,token,src_gpu,experts,gpus (the
         token's top-k experts and the GPU of each, separated by ';'; expert e is on GPU e / E)
+  run   price every layer of a workload under a dispatch plan: -plan deepep|fast, -model
+        seed (seed 000's closed forms) or exact (per-stage bottlenecks); prints the seed's
+        metrics, -o OUT also writes OUT/metrics.json (simd moe run -h lists the flags)
 `
 
 // moeGenDefaults are seed 000's SimConfig defaults: its README example of 4 nodes of 8 GPUs with
@@ -127,17 +130,15 @@ func runMoE(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "gen":
 		return runMoEGen(args[1:], stdout, stderr)
-	// simd moe run (cmd/simd/moerun.go, another change) was not in the tree when this was
-	// written; wire it here, and list it in moeUsage, once runMoERun exists:
-	// case "run":
-	// 	return runMoERun(args[1:], stdout, stderr)
+	case "run":
+		return runMoERun(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, moeUsage)
 		fmt.Fprintln(stdout, "\nsimd moe gen flags:")
 		printMoEGenFlags(stdout)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "simd moe: unknown command %q: expected gen (simd moe -h lists them)\n", args[0])
+	fmt.Fprintf(stderr, "simd moe: unknown command %q: expected gen or run (simd moe -h lists them)\n", args[0])
 	return exitBadInput
 }
 

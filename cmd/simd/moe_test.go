@@ -161,7 +161,7 @@ func TestMoEUsage(t *testing.T) {
 	if code, out, errOut := runMoECLI(); code != exitBadInput || out != "" || !strings.Contains(errOut, "Usage: simd moe") {
 		t.Errorf("no command: exit %d, %q, %q", code, out, errOut)
 	}
-	if code, _, errOut := runMoECLI("frob"); code != exitBadInput || errOut != "simd moe: unknown command \"frob\": expected gen (simd moe -h lists them)\n" {
+	if code, _, errOut := runMoECLI("frob"); code != exitBadInput || errOut != "simd moe: unknown command \"frob\": expected gen or run (simd moe -h lists them)\n" {
 		t.Errorf("unknown command: exit %d, %q", code, errOut)
 	}
 }

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"simd/workloads/moe"
+)
+
+// simd moe run prices a token-routing workload (written by simd moe gen) under DeepEP or FAST
+// with seed 000's closed forms (-model seed) or from the plans' own transfers (-model exact),
+// prints the seed's summary and, with -o, writes OUT/metrics.json. The plans and estimates
+// live in package workloads/moe; this file is only their command line.
+
+type moeRunOptions struct {
+	plan, model, dir, out string
+	stages                bool
+}
+
+func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
+	fs := flag.NewFlagSet("simd moe run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.plan, "plan", "", "dispatch schedule `PLAN`: deepep or fast (required)")
+	fs.StringVar(&o.model, "model", "seed", "`MODEL`: seed (seed 000's closed forms) or exact (the plan's transfers, stage by stage)")
+	fs.StringVar(&o.dir, "w", "", "workload folder `DIR` written by simd moe gen (required)")
+	fs.StringVar(&o.out, "o", "", "also write OUT/metrics.json to the folder `OUT`, created if needed")
+	fs.BoolVar(&o.stages, "stages", false, "with -plan fast: print each layer's Birkhoff stages")
+	return fs
+}
+
+const moeRunUsage = `Usage: simd moe run -plan deepep|fast [-model seed|exact] -w DIR [-o OUT] [-stages]
+
+Prices the dispatch of every MoE layer of a workload under DeepEP or FAST and prints seed 000's
+summary: total latency, average layer latency, inter-node traffic and algorithmic bandwidth
+(GB = KB / 1024 / 1024). docs/moe-estimates.md says how the two models differ.
+
+Flags:
+`
+
+func runMoERun(args []string, stdout, stderr io.Writer) int {
+	var o moeRunOptions
+	fs := moeRunFlagSet(&o)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, moeRunUsage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "simd moe run: %v (simd moe run -h lists the flags)\n", err)
+		return exitBadInput
+	}
+	err := o.run(fs, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "simd moe run: %v\n", err)
+		var ie inputError
+		if errors.As(err, &ie) {
+			return exitBadInput
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
+	if fs.NArg() > 0 {
+		return badInputf("unexpected argument %q: every value follows its flag", fs.Arg(0))
+	}
+	if o.plan == "" {
+		return badInputf("-plan: required: deepep or fast")
+	}
+	kind, err := moe.ParseKind(o.plan)
+	if err != nil {
+		return badInputf("-plan %v", err)
+	}
+	model, err := moe.ParseModel(o.model)
+	if err != nil {
+		return badInputf("-model %v", err)
+	}
+	if o.stages && kind != moe.FAST {
+		return badInputf("-stages: only -plan fast has stages")
+	}
+	if strings.TrimSpace(o.dir) == "" {
+		return badInputf("-w: required: the workload folder written by simd moe gen")
+	}
+	if o.out != "" {
+		if info, err := os.Stat(o.out); err == nil && !info.IsDir() {
+			return badInputf("-o %s: not a folder", o.out)
+		}
+	}
+	cfg, iters, err := moe.ReadDir(o.dir)
+	if err != nil {
+		return badInputf("-w %s: %v", o.dir, err)
+	}
+	var each func(moe.LayerResult) error
+	if o.stages {
+		each = func(r moe.LayerResult) error { return printStages(w, r) }
+	}
+	m, err := moe.Run(&cfg, iters, kind, model, each)
+	if err != nil {
+		return err
+	}
+	if err := printMoEMetrics(w, kind, model, m); err != nil {
+		return err
+	}
+	if o.out != "" {
+		path := filepath.Join(o.out, "metrics.json")
+		err := writeFileAtomic(path, func(f *os.File) error {
+			b, err := json.MarshalIndent(m, "", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = f.Write(append(b, '\n'))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printMoEMetrics prints the summary as seed 000's scripts do.
+func printMoEMetrics(w io.Writer, kind moe.Kind, model moe.Model, m moe.Metrics) error {
+	title := kind.String() + " Final Results"
+	if model != moe.Seed {
+		title += " (" + model.String() + " model)"
+	}
+	rule := strings.Repeat("=", 50)
+	_, err := fmt.Fprintf(w, "%s\n%s\n%s\n"+
+		"Total Latency            : %.6f s\n"+
+		"Avg Layer Latency        : %.4f ms\n"+
+		"Total Inter-node Traffic : %.4f GB\n"+
+		"Algorithmic Bandwidth    : %.4f GB/s\n"+
+		"%s\n",
+		rule, title, rule, m.TotalLatencyS, m.AvgLayerLatencyMs, m.InterNodeTrafficGB, m.AlgoBWGBps, rule)
+	return err
+}
+
+// printStages prints one layer's FAST stages: weight in tokens per GPU, then where each server
+// sends (s→s is padding only, an idle server).
+func printStages(w io.Writer, r moe.LayerResult) error {
+	e := r.Estimate
+	var b strings.Builder
+	fmt.Fprintf(&b, "iteration %d layer %d: %d stages (weight: tokens per GPU; s→t: server s sends to server t)", r.Iteration, r.Layer, len(e.Stages))
+	if e.LastStage >= 0 {
+		fmt.Fprintf(&b, ", last with real traffic: %d", e.LastStage)
+	}
+	b.WriteByte('\n')
+	for k, st := range e.Stages {
+		fmt.Fprintf(&b, "  stage %d  weight %g ", k, st.Weight)
+		for s, t := range st.Perm {
+			fmt.Fprintf(&b, " %d→%d", s, t)
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

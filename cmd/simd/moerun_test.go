@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"simd/workloads/moe"
+)
+
+// moeRunWorkload writes a two-token workload on 2 servers × 2 GPUs (2 experts per GPU, 1 KB
+// tokens, 1 GB/s = 2²⁰ KB/s both ways):
+//
+//	t0 on GPU 0 → experts 4, 6 (GPUs 2, 3): copy 0→2, forward 2→3
+//	t1 on GPU 3 → experts 0, 2 (GPUs 0, 1): copy 3→1, forward 1→0
+func moeRunWorkload(t *testing.T) string {
+	t.Helper()
+	cfg := moe.Config{Nodes: 2, GPUsPerNode: 2, ExpertsPerGPU: 2, SeqLen: 2, Batch: 1, TopK: 2, Zipf: 1,
+		Layers: 1, Iters: 1, Hidden: 512, DtypeBytes: 2, BWInterGBps: 1, BWIntraGBps: 1}
+	it := moe.Iteration{Layers: []moe.Layer{{Requests: []moe.Request{
+		{Token: 0, Src: 0, Experts: []int{4, 6}, GPUs: []int{2, 3}},
+		{Token: 1, Src: 3, Experts: []int{0, 2}, GPUs: []int{0, 1}},
+	}}}}
+	dir := filepath.Join(t.TempDir(), "w")
+	if err := moe.WriteDir(dir, cfg, []moe.Iteration{it}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func runMoERunArgs(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := runMoERun(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestMoERunDeepEPSeed(t *testing.T) {
+	dir := moeRunWorkload(t)
+	outDir := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runMoERunArgs("-plan", "deepep", "-w", dir, "-o", outDir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Every NIC and NVLink port carries at most one token: the layer takes 2⁻²⁰ s. 2 KB cross
+	// servers. Payload 2 tokens · 1 KB · top-2 over 2⁻²⁰ s and 4 GPUs: 2²⁰ KB/s = 1 GB/s.
+	want := `==================================================
+DeepEP Final Results
+==================================================
+Total Latency            : 0.000001 s
+Avg Layer Latency        : 0.0010 ms
+Total Inter-node Traffic : 0.0000 GB
+Algorithmic Bandwidth    : 1.0000 GB/s
+==================================================
+`
+	if stdout != want {
+		t.Fatalf("stdout\n%s\nwant\n%s", stdout, want)
+	}
+	b, err := os.ReadFile(filepath.Join(outDir, "metrics.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m moe.Metrics
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	const sec = 1.0 / (1 << 20)
+	if m.TotalLatencyS != sec || m.AvgLayerLatencyMs != sec*1000 || m.InterNodeTrafficGB != 2*sec || m.AlgoBWGBps != 1 ||
+		len(m.LayerLatencyS) != 1 || m.LayerLatencyS[0] != sec {
+		t.Fatalf("metrics.json: %s", b)
+	}
+	for _, k := range []string{`"total_latency_s"`, `"avg_layer_latency_ms"`, `"inter_node_traffic_gb"`, `"algo_bw_gbps"`, `"layer_latency_s"`} {
+		if !bytes.Contains(b, []byte(k)) {
+			t.Errorf("metrics.json lacks %s", k)
+		}
+	}
+	ents, _ := os.ReadDir(outDir)
+	if len(ents) != 1 {
+		t.Errorf("output folder holds %d files, want metrics.json alone", len(ents))
+	}
+}
+
+func TestMoERunFASTStages(t *testing.T) {
+	dir := moeRunWorkload(t)
+	code, stdout, stderr := runMoERunArgs("-plan", "FAST", "-model", "exact", "-w", dir, "-stages")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// One copy each way between the servers, both on the wrong rail: server matrix
+	// [[0 1] [1 0]], one stage, the swap, weight 1.
+	for _, s := range []string{
+		"iteration 0 layer 0: 1 stages (weight: tokens per GPU; s→t: server s sends to server t), last with real traffic: 0\n",
+		"  stage 0  weight 1  0→1 1→0\n",
+		"FAST Final Results (exact model)\n",
+	} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, stdout)
+		}
+	}
+}
+
+func TestMoERunBadFlags(t *testing.T) {
+	dir := moeRunWorkload(t)
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-w", dir}, "-plan"},
+		{[]string{"-plan", "ring", "-w", dir}, "-plan"},
+		{[]string{"-plan", "fast", "-model", "event", "-w", dir}, "-model"},
+		{[]string{"-plan", "fast"}, "-w"},
+		{[]string{"-plan", "fast", "-w", filepath.Join(dir, "missing")}, "-w"},
+		{[]string{"-plan", "deepep", "-stages", "-w", dir}, "-stages"},
+		{[]string{"-plan", "deepep", "-w", dir, "-o", file}, "-o"},
+		{[]string{"-plan", "deepep", "-w", dir, "-bogus"}, "-bogus"},
+		{[]string{"-plan", "deepep", "-w", dir, "extra"}, "extra"},
+	} {
+		code, stdout, stderr := runMoERunArgs(tc.args...)
+		if code != exitBadInput || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line naming %s", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if code, stdout, _ := runMoERunArgs("-h"); code != exitOK || !strings.Contains(stdout, "-plan") {
+		t.Errorf("-h: exit %d, %q", code, stdout)
+	}
+}
