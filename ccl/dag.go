@@ -13,19 +13,21 @@ type FlowKind uint8
 
 // Flow kinds. The names follow SimCCL's conn_type strings where SimCCL has one.
 const (
-	KindRing      FlowKind = iota // a ring step (SimCCL "RING")
-	KindTree                      // a tree edge, up or down (SimCCL "TREE_INIT")
-	KindNVLS                      // a flow to or from an NVSwitch that reduces or multicasts ("NVLS")
-	KindNVLSTree                  // NVLS inside a server, tree between servers ("NVLS_TREE")
-	KindPXNInit                   // the NVLink hop of a PXN relay ("PXN_INIT" is SimCCL's name for the relayed hop)
-	KindPXN                       // the rail-aligned network hop of a PXN relay
-	KindMultiRing                 // a step of one of several edge-disjoint rings (TASP)
-	KindRHD                       // a recursive halving-doubling exchange
-	KindDirect                    // all-to-all, every pair at once
-	KindPairwise                  // all-to-all, one shift per round
+	KindRing         FlowKind = iota // a ring step (SimCCL "RING")
+	KindTree                         // a tree edge, up or down (SimCCL "TREE_INIT")
+	KindNVLS                         // a flow to or from an NVSwitch that reduces or multicasts ("NVLS")
+	KindNVLSTree                     // NVLS inside a server, tree between servers ("NVLS_TREE")
+	KindPXNInit                      // the NVLink hop of a PXN relay ("PXN_INIT" is SimCCL's name for the relayed hop)
+	KindPXN                          // the rail-aligned network hop of a PXN relay
+	KindMultiRing                    // a step of one of several edge-disjoint rings (TASP)
+	KindRHD                          // a recursive halving-doubling exchange
+	KindDirect                       // all-to-all, every pair at once
+	KindPairwise                     // all-to-all, one shift per round
+	KindDispatchRDMA                 // an MoE dispatch's copy across servers (DeepEP's RDMA copy, FAST's stage transfer)
+	KindDispatchNVL                  // an MoE dispatch's move inside a server (DeepEP's NVLink forward, FAST's balance or restore)
 )
 
-var kindNames = [...]string{"RING", "TREE", "NVLS", "NVLS_TREE", "PXN_INIT", "PXN", "MULTIRING", "RHD", "DIRECT", "PAIRWISE"}
+var kindNames = [...]string{"RING", "TREE", "NVLS", "NVLS_TREE", "PXN_INIT", "PXN", "MULTIRING", "RHD", "DIRECT", "PAIRWISE", "DISPATCH_RDMA", "DISPATCH_NVL"}
 
 func (k FlowKind) String() string {
 	if int(k) < len(kindNames) {

@@ -21,6 +21,8 @@ import (
 type moeRunOptions struct {
 	plan, model, dir, out string
 	stages                bool
+	mode, topology, conf  string
+	seed                  uint64
 }
 
 func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
@@ -31,14 +33,21 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.dir, "w", "", "workload folder `DIR` written by simd moe gen (required)")
 	fs.StringVar(&o.out, "o", "", "also write OUT/metrics.json to the folder `OUT`, created if needed")
 	fs.BoolVar(&o.stages, "stages", false, "with -plan fast: print each layer's Birkhoff stages")
+	fs.StringVar(&o.mode, "mode", "estimate", "`MODE`: estimate (the closed forms of -model) or event (every plan as a flow DAG on the fabric of -n)")
+	fs.StringVar(&o.topology, "n", "", "event mode: SimAI topology file `TOPO` (default: a Spectrum-X fabric of the workload's GPUs, 8 per server, 400 Gb/s NICs)")
+	fs.StringVar(&o.conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
+	fs.Uint64Var(&o.seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
 	return fs
 }
 
 const moeRunUsage = `Usage: simd moe run -plan deepep|fast [-model seed|exact] -w DIR [-o OUT] [-stages]
+       simd moe run -plan deepep|fast -mode event [-n TOPO] [-c SimAI.conf] -w DIR [-o OUT]
 
 Prices the dispatch of every MoE layer of a workload under DeepEP or FAST and prints seed 000's
 summary: total latency, average layer latency, inter-node traffic and algorithmic bandwidth
-(GB = KB / 1024 / 1024). docs/moe-estimates.md says how the two models differ.
+(GB = KB / 1024 / 1024). docs/moe-estimates.md says how the two models differ. With -mode
+event every layer's plan runs as a flow DAG on the fabric, one layer after the other, and the
+layer times are the simulated ones; -o OUT then also writes OUT/fct.txt.
 
 Flags:
 `
@@ -98,13 +107,26 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	if err != nil {
 		return badInputf("-w %s: %v", o.dir, err)
 	}
-	var each func(moe.LayerResult) error
-	if o.stages {
-		each = func(r moe.LayerResult) error { return printStages(w, r) }
-	}
-	m, err := moe.Run(&cfg, iters, kind, model, each)
-	if err != nil {
-		return err
+	var m moe.Metrics
+	switch o.mode {
+	case "estimate":
+		var each func(moe.LayerResult) error
+		if o.stages {
+			each = func(r moe.LayerResult) error { return printStages(w, r) }
+		}
+		if m, err = moe.Run(&cfg, iters, kind, model, each); err != nil {
+			return err
+		}
+	case "event":
+		if o.stages {
+			return badInputf("-stages: only with -mode estimate")
+		}
+		if m, err = o.runEvent(&cfg, iters, kind); err != nil {
+			return err
+		}
+		model = moe.Model(0)
+	default:
+		return badInputf("-mode %q: expected estimate or event", o.mode)
 	}
 	if err := printMoEMetrics(w, kind, model, m); err != nil {
 		return err
@@ -129,7 +151,11 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 // printMoEMetrics prints the summary as seed 000's scripts do.
 func printMoEMetrics(w io.Writer, kind moe.Kind, model moe.Model, m moe.Metrics) error {
 	title := kind.String() + " Final Results"
-	if model != moe.Seed {
+	switch model {
+	case moe.Seed:
+	case 0:
+		title += " (event mode)"
+	default:
 		title += " (" + model.String() + " model)"
 	}
 	rule := strings.Repeat("=", 50)

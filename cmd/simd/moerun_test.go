@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,5 +127,64 @@ func TestMoERunBadFlags(t *testing.T) {
 	}
 	if code, stdout, _ := runMoERunArgs("-h"); code != exitOK || !strings.Contains(stdout, "-plan") {
 		t.Errorf("-h: exit %d, %q", code, stdout)
+	}
+}
+
+// -mode event runs each layer's plan on the fabric: DeepEP's NVLink forwards start when the RDMA
+// copy that brought their token has arrived (fct.txt shows it), the layer lasts until the last
+// forward arrives, and two runs write the same bytes.
+func TestMoERunEvent(t *testing.T) {
+	dir := moeRunWorkload(t)
+	var first []byte
+	for run := range 2 {
+		outDir := filepath.Join(t.TempDir(), "out")
+		code, stdout, stderr := runMoERunArgs("-plan", "deepep", "-mode", "event", "-w", dir, "-o", outDir)
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stdout, "DeepEP Final Results (event mode)") {
+			t.Fatalf("stdout:\n%s", stdout)
+		}
+		fct, err := os.ReadFile(filepath.Join(outDir, "fct.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run == 1 {
+			if !bytes.Equal(fct, first) {
+				t.Fatal("two event runs wrote different fct.txt")
+			}
+			break
+		}
+		first = fct
+		// Lines: sip dip sport dport size start_ns fct_ns standalone_ns. GPU n's IP is
+		// 0b000001 + n·0x100.
+		type rec struct{ start, end int64 }
+		flows := map[[2]int]rec{}
+		for _, line := range strings.Split(strings.TrimSpace(string(fct)), "\n") {
+			var sip, dip, sport, dport, size, start, dur, ideal int64
+			if _, err := fmt.Sscanf(line, "%x %x %d %d %d %d %d %d", &sip, &dip, &sport, &dport, &size, &start, &dur, &ideal); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			flows[[2]int{int(sip-0x0b000001) >> 8, int(dip-0x0b000001) >> 8}] = rec{start, start + dur}
+		}
+		for _, dep := range [][2][2]int{{{0, 2}, {2, 3}}, {{3, 1}, {1, 0}}} {
+			copyF, fwd := flows[dep[0]], flows[dep[1]]
+			if copyF.end == 0 || fwd.end == 0 {
+				t.Fatalf("missing flows in fct.txt:\n%s", fct)
+			}
+			if fwd.start < copyF.end {
+				t.Errorf("forward %v started at %d ns, before its copy %v arrived at %d ns", dep[1], fwd.start, dep[0], copyF.end)
+			}
+		}
+		var m moe.Metrics
+		b, _ := os.ReadFile(filepath.Join(outDir, "metrics.json"))
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		last := max(flows[[2]int{2, 3}].end, flows[[2]int{1, 0}].end)
+		// fct.txt truncates start and duration to whole ns.
+		if len(m.LayerLatencyS) != 1 || m.LayerLatencyS[0]*1e9 < float64(last) || m.LayerLatencyS[0]*1e9 > float64(last+2) {
+			t.Errorf("layer times %v s, want the last arrival at %d ns (fct.txt's whole ns)", m.LayerLatencyS, last)
+		}
 	}
 }

@@ -530,11 +530,24 @@ func Run(cfg *Config, iters []Iteration, kind Kind, model Model, each func(Layer
 			}
 		}
 	}
+	return Summarize(cfg, m.LayerLatencyS, totalKB), nil
+}
+
+// Summarize computes the seed's metrics from the time of every layer priced (or simulated), in
+// order, and the data that crossed servers, in KB.
+func Summarize(cfg *Config, layerS []float64, interKB float64) Metrics {
+	m := Metrics{LayerLatencyS: layerS}
+	if m.LayerLatencyS == nil {
+		m.LayerLatencyS = []float64{}
+	}
+	for _, s := range layerS {
+		m.TotalLatencyS += s
+	}
 	layers := len(m.LayerLatencyS)
 	if layers > 0 {
 		m.AvgLayerLatencyMs = m.TotalLatencyS / float64(layers) * 1000
 	}
-	m.InterNodeTrafficGB = totalKB / 1024 / 1024
+	m.InterNodeTrafficGB = interKB / 1024 / 1024
 	if m.TotalLatencyS > 0 {
 		// The seed's order of operations, tokens·size·layers·iterations·top_k.
 		payload := float64(cfg.Tokens()) * cfg.TokenKB() * float64(layers) * float64(cfg.TopK)
@@ -543,5 +556,5 @@ func Run(cfg *Config, iters []Iteration, kind Kind, model Model, each func(Layer
 		}
 		m.AlgoBWGBps = payload / (m.TotalLatencyS * float64(cfg.GPUs())) / 1024 / 1024
 	}
-	return m, nil
+	return m
 }

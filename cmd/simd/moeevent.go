@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.uber.org/zap"
+
+	"simd/ccl"
+	"simd/engine"
+	"simd/netmodel"
+	"simd/topo"
+	"simd/workloads/moe"
+)
+
+// The event mode of simd moe run: every layer's DeepEP or FAST plan becomes a flow DAG
+// (moe.Plan.DAG) that runs on the fabric in the network model SimAI.conf asks for, one layer
+// after the other; a layer's time is from its first flow's start to its last flow's arrival.
+
+// runEvent simulates every layer of iters and returns the seed's metrics over the simulated
+// layer times; the inter-node traffic is what the plans' flows carried across servers.
+func (o *moeRunOptions) runEvent(cfg *moe.Config, iters []moe.Iteration, kind moe.Kind) (moe.Metrics, error) {
+	var t *topo.Topology
+	if o.topology != "" {
+		f, err := os.Open(o.topology)
+		if err != nil {
+			return moe.Metrics{}, badInputf("-n: %v", err)
+		}
+		t, err = topo.Parse(f, o.topology)
+		f.Close()
+		if err != nil {
+			return moe.Metrics{}, badInput(err)
+		}
+	} else {
+		var err error
+		if t, err = topo.DefaultFabric(cfg.GPUs(), cfg.GPUsPerNode); err != nil {
+			return moe.Metrics{}, badInputf("no -n, and no default fabric for %d GPUs of %d per server: %v", cfg.GPUs(), cfg.GPUsPerNode, err)
+		}
+	}
+	if t.NumGPUs() < cfg.GPUs() {
+		return moe.Metrics{}, badInputf("-n %s: %d GPUs, the workload has %d", o.topology, t.NumGPUs(), cfg.GPUs())
+	}
+	if t.GPUsPerServer != cfg.GPUsPerNode {
+		return moe.Metrics{}, badInputf("-n %s: %d GPUs per server, the workload's plans assume %d", o.topology, t.GPUsPerServer, cfg.GPUsPerNode)
+	}
+	fab, err := netmodel.NewFabric(t)
+	if err != nil {
+		return moe.Metrics{}, badInputf("-n %s: %v", o.topology, err)
+	}
+	conf, err := loadConf(&options{conf: o.conf}, zap.NewNop())
+	if err != nil {
+		return moe.Metrics{}, err
+	}
+	sched := engine.NewScheduler()
+	sim, _, err := newSimulator(&conf, o.conf, sched, fab, false, o.seed, nil)
+	if err != nil {
+		return moe.Metrics{}, err
+	}
+	var fct *os.File
+	var fctLog *netmodel.FCTLog
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return moe.Metrics{}, err
+		}
+		if fct, err = os.CreateTemp(o.out, ".fct.txt.tmp*"); err != nil {
+			return moe.Metrics{}, err
+		}
+		defer func() {
+			if fct != nil {
+				fct.Close()
+				os.Remove(fct.Name())
+			}
+		}()
+		fctLog = netmodel.NewFCTLog(fct, fab, conf.PacketPayloadSize)
+		sim.Observe(fctLog)
+	}
+	var layerS []float64
+	var interKB float64
+	for _, it := range iters {
+		for li := range it.Layers {
+			l := &it.Layers[li]
+			p, err := moe.Build(kind, cfg, l)
+			if err != nil {
+				return moe.Metrics{}, fmt.Errorf("iteration %d: %w", it.Index, err)
+			}
+			d, err := p.DAG(cfg, fab.TotalGPUs())
+			if err != nil {
+				return moe.Metrics{}, fmt.Errorf("iteration %d layer %d: %w", it.Index, l.Index, err)
+			}
+			for i := range d.NumFlows() {
+				if f := d.Flows[i]; f.Kind == ccl.KindDispatchRDMA {
+					interKB += float64(f.Bytes) / 1024
+				}
+			}
+			start := sched.Now()
+			end := engine.Time(-1)
+			sim.Run(d, netmodel.Latency{}, func() { end = sched.Now() })
+			sched.Run()
+			if err := sim.Err(); err != nil {
+				return moe.Metrics{}, err
+			}
+			if end < 0 {
+				return moe.Metrics{}, fmt.Errorf("iteration %d layer %d: the dispatch never finished", it.Index, l.Index)
+			}
+			layerS = append(layerS, float64(end-start)/1e12)
+		}
+	}
+	if fct != nil {
+		if err := fctLog.Flush(); err != nil {
+			return moe.Metrics{}, err
+		}
+		name := fct.Name()
+		if err := fct.Close(); err != nil {
+			return moe.Metrics{}, err
+		}
+		fct = nil
+		if err := os.Rename(name, filepath.Join(o.out, "fct.txt")); err != nil {
+			os.Remove(name)
+			return moe.Metrics{}, err
+		}
+	}
+	return moe.Summarize(cfg, layerS, interKB), nil
+}
