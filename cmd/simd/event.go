@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"simd/netmodel"
 	"simd/netmodel/ccfluid"
 	"simd/workloads"
+	"simd/workloads/moe"
 )
 
 // The event mode runs the training iteration on the engine with every collective decomposed
@@ -55,14 +57,24 @@ type collectiveNetwork struct {
 	total   int
 	chunks  int
 	latency func(algo.Choice) netmodel.Latency
-	records []collectiveRecord
-	runRec  []int // collective record of each simulator run
+	// dispatch runs EP all-to-alls as DeepEP or FAST dispatches of tokens drawn with model
+	// (0: SimCCL's all-to-all); built DAGs are kept per (group, size).
+	dispatch  moe.Kind
+	model     moe.DispatchModel
+	dispatchs map[dispatchKey]*ccl.FlowDAG
+	records   []collectiveRecord
+	runRec    []int // collective record of each simulator run
 }
 
 func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
 	plans, err := n.sel.Plan(n.layout, n.total, c.Op, c.Group, int64(c.Bytes), n.chunks)
 	if err != nil {
 		return err
+	}
+	if n.dispatch != 0 && c.Op == ccl.OpAllToAll && c.Group == ccl.GroupEP {
+		if err := n.dispatchPlans(plans, int64(c.Bytes)); err != nil {
+			return err
+		}
 	}
 	idx := len(n.records)
 	rec := collectiveRecord{
@@ -97,6 +109,38 @@ func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
 			n.runRec = append(n.runRec, 0)
 		}
 		n.runRec[id] = idx
+	}
+	return nil
+}
+
+// dispatchKey names a dispatch DAG: the group (by its first rank) and the bytes per rank.
+type dispatchKey struct {
+	first int32
+	bytes int64
+}
+
+// dispatchPlans replaces every group's all-to-all by a DeepEP or FAST dispatch of the tokens
+// the model draws for its size (moe.DispatchDAG). The routing depends only on the group and the
+// size, so the DAG of a (group, size) is built once.
+func (n *collectiveNetwork) dispatchPlans(plans []algo.Planned, bytes int64) error {
+	if n.dispatchs == nil {
+		n.dispatchs = map[dispatchKey]*ccl.FlowDAG{}
+	}
+	for i := range plans {
+		p := &plans[i]
+		k := dispatchKey{slices.Min(p.Ranks), bytes}
+		d, ok := n.dispatchs[k]
+		if !ok {
+			m := n.model
+			m.Seed ^= uint64(k.first)<<32 ^ uint64(bytes)
+			var err error
+			if d, err = moe.DispatchDAG(n.dispatch, m, p.Ranks, n.layout.GPUsPerServer, n.total, bytes); err != nil {
+				return badInputf("-ep-dispatch %s: EP group of rank %d: %v", n.dispatch, k.first, err)
+			}
+			n.dispatchs[k] = d
+		}
+		p.DAG = d
+		p.Choice = algo.Choice{Algorithm: algo.Name(strings.ToLower(n.dispatch.String())), Reason: "-ep-dispatch"}
 	}
 	return nil
 }
@@ -199,7 +243,16 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	net := &collectiveNetwork{s: sched, sim: sim, sel: sel, w: s.w, layout: s.layout, total: fab.TotalGPUs(), chunks: s.o.chunks, latency: lat}
+	net := &collectiveNetwork{s: sched, sim: sim, sel: sel, w: s.w, layout: s.layout, total: fab.TotalGPUs(), chunks: s.o.chunks, latency: lat,
+		model: s.o.moeModel}
+	switch s.o.epDispatch {
+	case "nccl":
+	case "deepep", "fast":
+		net.dispatch, _ = moe.ParseKind(s.o.epDispatch)
+		net.model.Seed ^= s.o.seed
+	default:
+		return nil, badInputf("-ep-dispatch %q: expected nccl, deepep or fast", s.o.epDispatch)
+	}
 	if tally {
 		sim.ObserveBottlenecks(bottleneckTally{net})
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -389,5 +390,49 @@ func TestLinkDownIteration(t *testing.T) {
 	}
 	if !(totals[1] > totals[0]) || totals[0] < 2e6 {
 		t.Errorf("iteration %v µs without the failure, %v µs with it", totals[0], totals[1])
+	}
+}
+
+// -ep-dispatch runs a workload's EP all-to-all as a DeepEP or FAST dispatch on 16 GPUs (EP 16
+// over 2 servers): summary.json names the plan, the dispatch takes simulated time, and a bad
+// value is refused.
+func TestEPDispatch(t *testing.T) {
+	dir := t.TempDir()
+	w := writeFile(t, dir, "ep.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 ep: 16 pp: 1 vpp: 1 ga: 1 all_gpus: 16\n1\n"+
+		"moe -1 1000 ALLTOALL_EP 8388608 1 NONE 0 1 NONE 0 1\n")
+	c := writeFile(t, dir, "SimAI.conf", "CC_MODE 0\n")
+	ends := map[string]float64{}
+	for _, d := range []string{"nccl", "deepep", "fast"} {
+		code, _, errOut := runCLI(t, dir, "-w", w, "-g", "16", "-c", c, "-o", "out-"+d, "-ep-dispatch", d)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", d, code, errOut)
+		}
+		var sum struct {
+			Collectives []struct {
+				Op, Group, Algorithm string
+				StartUs              float64 `json:"start_us"`
+				EndUs                float64 `json:"end_us"`
+			} `json:"collectives"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "out-"+d, "summary.json"))), &sum); err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Collectives) != 1 || sum.Collectives[0].Group != "EP" {
+			t.Fatalf("%s: collectives %+v", d, sum.Collectives)
+		}
+		cl := sum.Collectives[0]
+		if d != "nccl" && cl.Algorithm != d {
+			t.Errorf("%s: algorithm %q", d, cl.Algorithm)
+		}
+		if !(cl.EndUs > cl.StartUs) {
+			t.Errorf("%s: the dispatch took no time: %+v", d, cl)
+		}
+		ends[d] = cl.EndUs - cl.StartUs
+	}
+	if ends["deepep"] == ends["nccl"] || ends["fast"] == ends["nccl"] {
+		t.Errorf("dispatch times %v: the plans did not replace the all-to-all", ends)
+	}
+	if code, _, errOut := runCLI(t, dir, "-w", w, "-g", "16", "-c", c, "-o", "bad", "-ep-dispatch", "magic"); code != 2 || !strings.Contains(errOut, "-ep-dispatch") {
+		t.Errorf("bad value: exit %d, %s", code, errOut)
 	}
 }

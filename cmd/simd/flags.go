@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"simd/workloads/moe"
 )
 
 // options are the command line of a simulation run.
@@ -33,6 +35,8 @@ type options struct {
 	sendLatNs  int64
 	chunks     int
 	seed       uint64
+	epDispatch string
+	moeModel   moe.DispatchModel
 	// Profiling.
 	cpuProfile, memProfile string
 
@@ -89,6 +93,7 @@ type group struct {
 func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
 	*o = options{mode: "event", outDir: "results", ppo: 1, logLevel: "info", lang: "en", algoPolicy: "simccl", sendLatNs: -1,
+		epDispatch: "nccl", moeModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1},
 		nvls: os.Getenv("AS_NVLS_ENABLE") == "1", pxn: os.Getenv("AS_PXN_ENABLE") == "1"}
 	str := func(p *string) func(string, string) {
 		return func(n, u string) { fs.StringVar(p, n, *p, u) }
@@ -139,6 +144,12 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"force-algo"}, "LIST", "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", "", str(&o.forceAlgo)},
 			{[]string{"send-lat"}, "NS", "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", "SimAI's per-algorithm table, in ns", func(n, u string) { fs.Int64Var(&o.sendLatNs, n, -1, u) }},
 			{[]string{"chunks"}, "N", "chunks per channel of tree, NVLS and NVLS-Tree collectives (0: their default)", "0", num(&o.chunks)},
+			{[]string{"ep-dispatch"}, "PLAN", "how EP all-to-alls run: nccl (SimCCL's all-to-all), deepep or fast (a DeepEP or FAST dispatch of tokens drawn with the -moe-* model)", "nccl", str(&o.epDispatch)},
+			{[]string{"moe-hidden"}, "H", "-ep-dispatch token model: elements per token", "7168", num(&o.moeModel.Hidden)},
+			{[]string{"moe-dtype-bytes"}, "D", "-ep-dispatch token model: bytes per element (a token is H × D bytes)", "2", num(&o.moeModel.DtypeBytes)},
+			{[]string{"moe-top-k"}, "K", "-ep-dispatch token model: experts per token", "8", num(&o.moeModel.TopK)},
+			{[]string{"moe-experts-per-gpu"}, "E", "-ep-dispatch token model: experts on each GPU of the EP group", "1", num(&o.moeModel.ExpertsPerGPU)},
+			{[]string{"moe-zipf"}, "S", "-ep-dispatch token model: Zipf exponent of expert popularity (0: uniform)", "0", func(n, u string) { fs.Float64Var(&o.moeModel.Zipf, n, 0, u) }},
 			{[]string{"seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&o.seed, n, 1, u) }},
 		}},
 		{"Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", []flagSpec{
