@@ -197,15 +197,7 @@ func (d *driver) FlowArrived(f FlowID, now engine.Time) {
 
 // runScenario runs sc on a fresh network, calling check after every recompute.
 func runScenario(sc scenario, check func(n *Network)) (*driver, *Network) {
-	s := engine.NewScheduler()
-	d := &driver{s: s, specs: sc.specs, children: make([][]int, len(sc.specs)), res: make([]refResult, len(sc.specs))}
-	for i, sp := range sc.specs {
-		if sp.parent >= 0 {
-			d.children[sp.parent] = append(d.children[sp.parent], i)
-		}
-	}
-	n := New(s, sc.g, d)
-	d.n = n
+	s, d, n := newScenarioRun(sc)
 	n.afterRecompute = func() {
 		h := uint64(0)
 		for id := range n.hot {
@@ -216,13 +208,28 @@ func runScenario(sc scenario, check func(n *Network)) (*driver, *Network) {
 			check(n)
 		}
 	}
+	s.Run()
+	return d, n
+}
+
+// newScenarioRun prepares sc on a fresh scheduler and network: a driver that starts every
+// flow when its parent arrives, with the roots scheduled at their times.
+func newScenarioRun(sc scenario) (*engine.Scheduler, *driver, *Network) {
+	s := engine.NewScheduler()
+	d := &driver{s: s, specs: sc.specs, children: make([][]int, len(sc.specs)), res: make([]refResult, len(sc.specs))}
+	for i, sp := range sc.specs {
+		if sp.parent >= 0 {
+			d.children[sp.parent] = append(d.children[sp.parent], i)
+		}
+	}
+	n := New(s, sc.g, d)
+	d.n = n
 	for i, sp := range sc.specs {
 		if sp.parent < 0 {
 			s.AtFunc(sp.at, func() { d.start(i) })
 		}
 	}
-	s.Run()
-	return d, n
+	return s, d, n
 }
 
 // referenceRates compares the network's rates with refMaxMin over its transmitting flows.

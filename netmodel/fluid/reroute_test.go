@@ -237,24 +237,11 @@ func withMoves(rng *rand.Rand, sc scenario, path func(i int) []int32) []move {
 // event (sends, arrivals and the children they start). A move of a flow not started, or
 // arrived, is skipped; the network ignores one of a flow already sent.
 func runWithMoves(sc scenario, moves []move, check func(n *Network)) (*driver, *Network) {
-	s := engine.NewScheduler()
-	d := &driver{s: s, specs: sc.specs, children: make([][]int, len(sc.specs)), res: make([]refResult, len(sc.specs))}
-	for i, sp := range sc.specs {
-		if sp.parent >= 0 {
-			d.children[sp.parent] = append(d.children[sp.parent], i)
-		}
-	}
-	n := New(s, sc.g, d)
-	d.n = n
+	s, d, n := newScenarioRun(sc)
 	n.afterRecompute = func() { check(n) }
 	ids := make([]FlowID, len(sc.specs))
 	started := make([]bool, len(sc.specs))
 	d.onStart = func(i int, f FlowID) { ids[i], started[i] = f, true }
-	for i, sp := range sc.specs {
-		if sp.parent < 0 {
-			s.AtFunc(sp.at, func() { d.start(i) })
-		}
-	}
 	for _, m := range moves {
 		s.AtFunc(m.at, func() {
 			// Not arrived: no flow arrives at time 0, so a zero arrival time means none yet.
