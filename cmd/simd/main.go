@@ -12,7 +12,8 @@
 // of simd (inlining and layout of the event loop's hot path): the 1,024-GPU ring all-reduce and
 // the 768-GPU MoE workload of bench/run with congestion control off, and a 40-layer slice of the
 // MoE workload on 384 GPUs under DCQCN, merged with go tool pprof -proto. It makes those runs
-// 4–8% faster with byte-identical outputs (measured by running both builds side by side).
+// 4–8% faster with byte-identical outputs (measured by running a default build and one made
+// with go build -pgo=off side by side on bench/run's scenarios).
 // Regenerate it with -cpuprofile on those runs after large changes to the hot path.
 package main
 
