@@ -229,7 +229,55 @@ func (n *Network) solve() {
 		r.resid, r.level = resid, 0
 		r.outLoad, r.outMax, r.outBnMin = outLoad, outMax, outBnMin
 		r.regLoad, r.regMax = 0, 0
-		n.heap = append(n.heap, hent{resid / float64(cnt), r.link, int32(i)})
+	}
+	// A flow that is the only unfixed region flow on every link of its path does not interact
+	// with any other: progressive filling would fix it at the smallest residual of its path
+	// (ties to the lowest link id, as the heap orders them), whenever that link reached the
+	// top. Fixing it here leaves its links out of the heap — in a synchronised collective step
+	// thousands of flows start at once on disjoint paths, and the heap would cost
+	// O(links·log links) for what is a minimum over each path.
+	for k, id := range n.region {
+		if n.rBn[k] >= 0 {
+			continue
+		}
+		f := &n.hot[id]
+		path := n.arena[f.off : f.off+f.hops]
+		alone, s, bn := true, math.Inf(1), int32(-1)
+		for _, m := range path {
+			q := &n.rl[n.links[m].idx]
+			if !q.solve || q.cnt != 1 {
+				alone = false
+				break
+			}
+			if q.resid < s || (q.resid == s && m < bn) {
+				s, bn = q.resid, m
+			}
+		}
+		if !alone {
+			continue
+		}
+		n.rNew[k], n.rBn[k] = s, bn
+		unfixed--
+		for _, m := range path {
+			q := &n.rl[n.links[m].idx]
+			if m == bn {
+				q.frozen, q.level = true, s
+			}
+			q.regLoad += s
+			if s > q.regMax {
+				q.regMax = s
+			}
+			q.cnt--
+			if q.resid -= s; q.resid < 0 {
+				q.resid = 0
+			}
+		}
+	}
+	for i := range n.rl {
+		r := &n.rl[i]
+		if r.solve && r.cnt > 0 {
+			n.heap = append(n.heap, hent{r.resid / float64(r.cnt), r.link, int32(i)})
+		}
 	}
 	for i := len(n.heap)/2 - 1; i >= 0; i-- {
 		n.down(i)
