@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -20,7 +21,19 @@ import (
 
 // runEvent simulates every layer of iters and returns the seed's metrics over the simulated
 // layer times; the inter-node traffic is what the plans' flows carried across servers.
-func (o *moeRunOptions) runEvent(cfg *moe.Config, iters []moe.Iteration, kind moe.Kind) (moe.Metrics, error) {
+func (o *moeRunOptions) runEvent(cfg *moe.Config, iters []moe.Iteration, kind moe.Kind) (moe.Metrics, moeEventStats, error) {
+	var st moeEventStats
+	m, err := o.simulateLayers(cfg, iters, kind, &st)
+	return m, st, err
+}
+
+// moeEventStats is what an event run cost: flows, engine events, wall-clock time.
+type moeEventStats struct {
+	flows, events uint64
+	wall          time.Duration
+}
+
+func (o *moeRunOptions) simulateLayers(cfg *moe.Config, iters []moe.Iteration, kind moe.Kind, st *moeEventStats) (moe.Metrics, error) {
 	var t *topo.Topology
 	if o.topology != "" {
 		f, err := os.Open(o.topology)
@@ -77,6 +90,10 @@ func (o *moeRunOptions) runEvent(cfg *moe.Config, iters []moe.Iteration, kind mo
 	}
 	var layerS []float64
 	var interKB float64
+	began := time.Now()
+	defer func() {
+		st.flows, st.events, st.wall = sim.Flows(), sched.Processed(), time.Since(began)
+	}()
 	for _, it := range iters {
 		for li := range it.Layers {
 			l := &it.Layers[li]

@@ -121,10 +121,12 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		if o.stages {
 			return badInputf("-stages: only with -mode estimate")
 		}
-		if m, err = o.runEvent(&cfg, iters, kind); err != nil {
+		var st moeEventStats
+		if m, st, err = o.runEvent(&cfg, iters, kind); err != nil {
 			return err
 		}
 		model = moe.Model(0)
+		defer fmt.Fprintf(w, "  simulated %d flows, %d events in %.2f s\n", st.flows, st.events, st.wall.Seconds())
 	default:
 		return badInputf("-mode %q: expected estimate or event", o.mode)
 	}
