@@ -62,19 +62,15 @@ type collectiveNetwork struct {
 	dispatch  moe.Kind
 	model     moe.DispatchModel
 	dispatchs map[dispatchKey]*ccl.FlowDAG
+	planned   map[planKey][]algo.Planned
 	records   []collectiveRecord
 	runRec    []int // collective record of each simulator run
 }
 
 func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
-	plans, err := n.sel.Plan(n.layout, n.total, c.Op, c.Group, int64(c.Bytes), n.chunks)
+	plans, err := n.plans(c)
 	if err != nil {
 		return err
-	}
-	if n.dispatch != 0 && c.Op == ccl.OpAllToAll && c.Group == ccl.GroupEP {
-		if err := n.dispatchPlans(plans, int64(c.Bytes)); err != nil {
-			return err
-		}
 	}
 	idx := len(n.records)
 	rec := collectiveRecord{
@@ -111,6 +107,39 @@ func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
 		n.runRec[id] = idx
 	}
 	return nil
+}
+
+// planKey names the plans of a collective: the groups of a kind run the same operation on the
+// same size, whatever the layer.
+type planKey struct {
+	op    ccl.Op
+	group ccl.GroupKind
+	bytes uint64
+}
+
+// plans returns the per-group plans of collective c. A workload repeats the same collectives
+// layer after layer (1,789 layers of workload_analytical.txt use a handful of distinct ones),
+// and a DAG is only read while it runs, so the plans of a (operation, group kind, size) are
+// generated once and shared by every collective like it, concurrent ones included.
+func (n *collectiveNetwork) plans(c workloads.Collective) ([]algo.Planned, error) {
+	k := planKey{c.Op, c.Group, c.Bytes}
+	if p, ok := n.planned[k]; ok {
+		return p, nil
+	}
+	plans, err := n.sel.Plan(n.layout, n.total, c.Op, c.Group, int64(c.Bytes), n.chunks)
+	if err != nil {
+		return nil, err
+	}
+	if n.dispatch != 0 && c.Op == ccl.OpAllToAll && c.Group == ccl.GroupEP {
+		if err := n.dispatchPlans(plans, int64(c.Bytes)); err != nil {
+			return nil, err
+		}
+	}
+	if n.planned == nil {
+		n.planned = map[planKey][]algo.Planned{}
+	}
+	n.planned[k] = plans
+	return plans, nil
 }
 
 // dispatchKey names a dispatch DAG: the group (by its first rank) and the bytes per rank.
