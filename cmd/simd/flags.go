@@ -149,6 +149,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"moe-dtype-bytes"}, "D", "-ep-dispatch token model: bytes per element (a token is H × D bytes)", "2", num(&o.moeModel.DtypeBytes)},
 			{[]string{"moe-top-k"}, "K", "-ep-dispatch token model: experts per token", "8", num(&o.moeModel.TopK)},
 			{[]string{"moe-experts-per-gpu"}, "E", "-ep-dispatch token model: experts on each GPU of the EP group", "1", num(&o.moeModel.ExpertsPerGPU)},
+			{[]string{"moe-chunks"}, "N", "-ep-dispatch deepep: pieces each transfer is streamed in (forwards overlap the copies they wait for)", "1", num(&o.moeModel.Chunks)},
 			{[]string{"moe-zipf"}, "S", "-ep-dispatch token model: Zipf exponent of expert popularity (0: uniform)", "0", func(n, u string) { fs.Float64Var(&o.moeModel.Zipf, n, 0, u) }},
 			{[]string{"seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&o.seed, n, 1, u) }},
 		}},

@@ -101,7 +101,7 @@ func (o *moeRunOptions) simulateLayers(cfg *moe.Config, iters []moe.Iteration, k
 			if err != nil {
 				return moe.Metrics{}, fmt.Errorf("iteration %d: %w", it.Index, err)
 			}
-			d, err := p.DAG(cfg, fab.TotalGPUs())
+			d, err := p.ChunkedDAG(cfg, fab.TotalGPUs(), o.chunks)
 			if err != nil {
 				return moe.Metrics{}, fmt.Errorf("iteration %d layer %d: %w", it.Index, l.Index, err)
 			}

@@ -23,6 +23,7 @@ type moeRunOptions struct {
 	stages                bool
 	mode, topology, conf  string
 	seed                  uint64
+	chunks                int
 }
 
 func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
@@ -37,6 +38,7 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.topology, "n", "", "event mode: SimAI topology file `TOPO` (default: a Spectrum-X fabric of the workload's GPUs, 8 per server, 400 Gb/s NICs)")
 	fs.StringVar(&o.conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
 	fs.Uint64Var(&o.seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
+	fs.IntVar(&o.chunks, "chunks", 1, "event mode, -plan deepep: stream every transfer in `N` pieces, each forward piece waiting only for the matching copy piece (1: whole transfers)")
 	return fs
 }
 
@@ -118,6 +120,9 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 			return err
 		}
 	case "event":
+		if o.chunks < 1 {
+			return badInputf("-chunks %d: want at least 1", o.chunks)
+		}
 		if o.stages {
 			return badInputf("-stages: only with -mode estimate")
 		}

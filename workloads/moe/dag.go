@@ -17,6 +17,21 @@ import (
 // itself moves nothing; whatever depends on it inherits its dependencies. Merging must not
 // close a cycle (a flow waiting for itself); that is an error.
 func (p *Plan) DAG(cfg *Config, totalGPUs int) (*ccl.FlowDAG, error) {
+	return p.ChunkedDAG(cfg, totalGPUs, 1)
+}
+
+// ChunkedDAG is DAG with every flow of a DeepEP plan cut into up to chunks pieces sent one
+// after the other (piece i+1 once piece i has arrived), and each dependency applied piece by
+// piece: an NVLink forward's piece i waits for piece i of the copies that feed it. This is how
+// DeepEP streams tokens through its proxies, so a forward overlaps the copy it depends on
+// instead of waiting for all of it. FAST plans are not cut: their stages already pipeline.
+func (p *Plan) ChunkedDAG(cfg *Config, totalGPUs, chunks int) (*ccl.FlowDAG, error) {
+	if chunks < 1 {
+		return nil, fmt.Errorf("%d chunks: want at least 1", chunks)
+	}
+	if p.Kind != DeepEP {
+		chunks = 1
+	}
 	if p.Nodes*p.GPUsPerNode > totalGPUs {
 		return nil, fmt.Errorf("the plan has %d GPUs, the cluster %d", p.Nodes*p.GPUsPerNode, totalGPUs)
 	}
@@ -82,11 +97,33 @@ func (p *Plan) DAG(cfg *Config, totalGPUs int) (*ccl.FlowDAG, error) {
 		ranks[i] = int32(i)
 	}
 	b := ccl.NewDAGBuilder(ccl.Collective{Op: ccl.OpAllToAll, Ranks: ranks, GPUsPerServer: p.GPUsPerNode, TotalGPUs: totalGPUs})
-	for _, f := range flows {
-		b.Add(f)
+	// first[f] is the id of flow f's first piece; it has pieces[f] of them, consecutive.
+	first := make([]ccl.FlowID, len(flows))
+	pieces := make([]int, len(flows))
+	for f, fl := range flows {
+		n := int(min(int64(chunks), max(fl.Bytes, 1)))
+		first[f], pieces[f] = ccl.FlowID(b.Len()), n
+		q, r := fl.Bytes/int64(n), fl.Bytes%int64(n)
+		for i := range n {
+			piece := fl
+			piece.Bytes = q
+			if int64(i) < r {
+				piece.Bytes++
+			}
+			if i > 0 {
+				b.Add(piece, first[f]+ccl.FlowID(i-1))
+			} else {
+				b.Add(piece)
+			}
+		}
 	}
 	for _, e := range edges {
-		b.AddParent(ccl.FlowID(e[1]), ccl.FlowID(e[0]))
+		from, to := e[0], e[1]
+		for i := range pieces[to] {
+			// Piece i waits for the matching piece of its parent (its last one when the parent
+			// has fewer).
+			b.AddParent(first[to]+ccl.FlowID(i), first[from]+ccl.FlowID(min(i, pieces[from]-1)))
+		}
 	}
 	return b.Build()
 }

@@ -103,3 +103,51 @@ func TestPlanDAGRejectsCycles(t *testing.T) {
 		t.Fatal("a cycle through merged transfers was accepted")
 	}
 }
+
+// Cut in two, the DeepEP hand case streams: each transfer's second piece follows its first,
+// and a forward's piece i waits for piece i of its copy, so the forward overlaps the copy.
+func TestDeepEPChunkedDAG(t *testing.T) {
+	cfg, l := handCfg(), deepEPHandLayer()
+	p, err := BuildDeepEP(&cfg, &l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.ChunkedDAG(&cfg, 4, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flows 0..7 of the whole DAG become pieces: copy 0→2 (2048 B) is pieces 0, 1; copy 1→3
+	// (1024 B) pieces 2, 3; copy 3→1 pieces 4, 5; forward 2→3 (2048 B) pieces 6, 7.
+	var total int64
+	for i := range d.NumFlows() {
+		total += d.Flow(ccl.FlowID(i)).Bytes
+	}
+	if d.NumFlows() != 16 || total != 2048+1024+2048+2048+1024+2048+1024+1024 {
+		t.Fatalf("%d pieces, %d bytes", d.NumFlows(), total)
+	}
+	for _, tc := range []struct {
+		piece   ccl.FlowID
+		bytes   int64
+		parents []ccl.FlowID
+	}{
+		{0, 1024, nil},
+		{1, 1024, []ccl.FlowID{0}},
+		{6, 1024, []ccl.FlowID{0}},    // forward 2→3, piece 0: copy 0→2's piece 0
+		{7, 1024, []ccl.FlowID{6, 1}}, // piece 1: its own piece 0, then copy piece 1
+	} {
+		f := d.Flow(tc.piece)
+		ps := d.Parents(tc.piece, nil)
+		if f.Bytes != tc.bytes || len(ps) != len(tc.parents) {
+			t.Errorf("piece %d: %d bytes, parents %v; want %d, %v", tc.piece, f.Bytes, ps, tc.bytes, tc.parents)
+			continue
+		}
+		for i := range ps {
+			if ps[i] != tc.parents[i] {
+				t.Errorf("piece %d: parents %v, want %v", tc.piece, ps, tc.parents)
+			}
+		}
+	}
+	if _, err := p.ChunkedDAG(&cfg, 4, 0); err == nil {
+		t.Error("0 chunks accepted")
+	}
+}

@@ -16,6 +16,7 @@ type DispatchModel struct {
 	ExpertsPerGPU      int     // experts hosted by each rank of the group
 	Zipf               float64 // popularity skew of the experts (0: uniform)
 	Seed               uint64
+	Chunks             int // DeepEP: pieces each transfer is streamed in (Plan.ChunkedDAG); 0 or 1: whole
 }
 
 // DispatchDAG builds the flow DAG of a DeepEP or FAST dispatch replacing an all-to-all in which
@@ -63,7 +64,7 @@ func DispatchDAG(kind Kind, m DispatchModel, ranks []int32, gps, totalGPUs int, 
 	if err != nil {
 		return nil, fmt.Errorf("dispatch: %v", err)
 	}
-	d, err := p.DAG(&cfg, len(order))
+	d, err := p.ChunkedDAG(&cfg, len(order), max(m.Chunks, 1))
 	if err != nil {
 		return nil, fmt.Errorf("dispatch: %v", err)
 	}
