@@ -19,6 +19,10 @@ func TestOneFlowAtLineRate(t *testing.T) {
 	s, n, rec, pl := setup(t, g, repoConfig())
 	const size = 10 * MB
 	f := n.Start([]int32{0, 3}, size, 0, 7)
+	s.RunUntil(engine.Nanosecond)
+	if r, inj := n.Rate(f), n.Injection(f); r != G400 || inj != G400 {
+		t.Errorf("rate %v, injection %v: a lone flow sends at line rate", r, inj)
+	}
 	s.Run()
 	send := engine.Time(math.Ceil(size * 8 * 1e12 / G400))
 	if got := rec.sentAt[7]; got != send {
@@ -30,7 +34,6 @@ func TestOneFlowAtLineRate(t *testing.T) {
 	if st := n.Stats(); st.Marks != 0 || st.CNPs != 0 || st.Pauses != 0 {
 		t.Errorf("stats %+v: an idle path marks nothing", st)
 	}
-	_ = f
 	if len(pl.frames) != 0 {
 		t.Errorf("PFC frames %v", pl.frames)
 	}
