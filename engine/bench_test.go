@@ -361,19 +361,34 @@ func BenchmarkScheduler(b *testing.B) {
 		// delay lines (AfterFixed).
 		for _, fixed := range []bool{false, true} {
 			name := map[bool]string{false: "dispatch-4delays", true: "fixed-4delays"}[fixed]
-			b.Run(pre+name, func(b *testing.B) {
-				s := NewScheduler()
-				h := &fourDelays{fixed: fixed, left: b.N}
-				h.id = s.Register(h)
-				for i, at := range in.start {
-					s.At(at, h.id, int32(i), 0)
+			for _, watched := range []bool{false, true} {
+				wname := name
+				if watched {
+					// A progress watch every 65,536 events, as cmd/simd sets one: the loop's
+					// cost must not move.
+					wname += "-watched"
 				}
-				b.ReportAllocs()
-				b.ResetTimer()
-				if got := s.Run(); got != uint64(b.N) {
-					b.Fatalf("processed %d events, want %d", got, b.N)
-				}
-			})
+				b.Run(pre+wname, func(b *testing.B) {
+					s := NewScheduler()
+					h := &fourDelays{fixed: fixed, left: b.N}
+					h.id = s.Register(h)
+					for i, at := range in.start {
+						s.At(at, h.id, int32(i), 0)
+					}
+					calls := 0
+					if watched {
+						s.Watch(1<<16, func() { calls++ })
+					}
+					b.ReportAllocs()
+					b.ResetTimer()
+					if got := s.Run(); got != uint64(b.N) {
+						b.Fatalf("processed %d events, want %d", got, b.N)
+					}
+					if watched && calls != b.N>>16 {
+						b.Fatalf("watch called %d times for %d events", calls, b.N)
+					}
+				})
+			}
 		}
 		b.Run(pre+"reschedule", func(b *testing.B) {
 			s, timers, picks := pendingTimers(in)

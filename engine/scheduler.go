@@ -1,6 +1,9 @@
 package engine
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // HandlerID names a registered Handler.
 type HandlerID uint32
@@ -56,16 +59,25 @@ type Scheduler struct {
 	stopped   bool
 	// deferred are the AtInstantEnd requests of the current instant, in request order.
 	deferred []Event
+	// watch is called once watchNext events have been processed, then every watchEvery
+	// (Watch); watchNext is the largest count when nobody watches, so the event loop pays one
+	// comparison per event.
+	watch      func()
+	watchEvery uint64
+	watchNext  uint64
 }
 
 // NewScheduler returns an empty scheduler with the clock at 0.
 func NewScheduler() *Scheduler {
-	s := &Scheduler{}
+	s := &Scheduler{watchNext: math.MaxUint64}
 	s.init()
 	return s
 }
 
 func (s *Scheduler) init() {
+	if s.watch == nil {
+		s.watchNext = math.MaxUint64
+	}
 	if len(s.handlers) == 0 {
 		s.handlers = append(s.handlers, funcRunner{})
 	}
@@ -244,8 +256,24 @@ func (s *Scheduler) run(limit Time) (n uint64, stopped bool) {
 		s.processed++
 		n++
 		s.handlers[ev.Handler].HandleEvent(s, ev)
+		if s.processed >= s.watchNext {
+			s.watchNext += s.watchEvery
+			s.watch()
+		}
 	}
 	return n, s.stopped
+}
+
+// Watch calls f every every events the scheduler processes (every > 0), from the run loop on
+// the scheduler's goroutine, between two events: progress reports and guards read the clock
+// and counters there without locks. f may schedule events or Stop. Watch(0, nil) stops
+// watching.
+func (s *Scheduler) Watch(every uint64, f func()) {
+	if every == 0 || f == nil {
+		s.watch, s.watchEvery, s.watchNext = nil, 0, math.MaxUint64
+		return
+	}
+	s.watch, s.watchEvery, s.watchNext = f, every, s.processed+every
 }
 
 // AtInstantEnd asks for an event for handler h at the current time that runs after every event

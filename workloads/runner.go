@@ -67,6 +67,12 @@ func NewRunner(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network) *Run
 	}
 }
 
+// Progress is how far the pass has come: the steps of the plan issued and, for collectives,
+// finished, and the plan's total (a step is a compute delay, a collective or a wait; see Plan).
+// Non-blocking collectives can run long after the plan has moved past them, so they count only
+// once done. It is for progress reports, read between events on the scheduler's goroutine.
+func (r *Runner) Progress() (done, total int) { return r.pc - r.running, len(r.plan) }
+
 // Run executes the pass to the end and returns its statistics.
 func (r *Runner) Run() (*RunResult, error) {
 	r.s.AtFunc(r.s.Now(), r.advance)

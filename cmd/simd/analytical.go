@@ -44,6 +44,7 @@ type session struct {
 	o      *options
 	log    *zap.Logger
 	stdout io.Writer
+	stderr io.Writer // progress reports; nil: none
 	ov     workloads.Overlap
 	conf   configs.SimAIConf
 	w      *workloads.Workload

@@ -301,7 +301,10 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	}
 	defer mons.abort()
 	began := time.Now()
-	res, err := workloads.NewRunner(s.w, s.layout, sched, net).Run()
+	runner := workloads.NewRunner(s.w, s.layout, sched, net)
+	prog := newProgress(s.stderr, s.o.quiet, sched, "steps", runner.Progress)
+	res, err := runner.Run()
+	prog.finish()
 	wall := time.Since(began)
 	if simErr := sim.Err(); simErr != nil {
 		err = simErr // the cause of a stopped iteration

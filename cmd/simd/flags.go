@@ -35,6 +35,7 @@ type options struct {
 	sendLatNs  int64
 	chunks     int
 	seed       uint64
+	quiet      bool
 	epDispatch string
 	moeModel   moe.DispatchModel
 	// Profiling.
@@ -124,6 +125,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown", "0", num(&o.visual)},
 			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
 			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
+			{[]string{"quiet"}, "", "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", "", boolean(&o.quiet)},
 			{[]string{"cpuprofile"}, "FILE", "write a CPU profile of the run (go tool pprof reads it)", "", str(&o.cpuProfile)},
 			{[]string{"memprofile"}, "FILE", "write a heap profile at the end of the run", "", str(&o.memProfile)},
 		}},

@@ -96,6 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case o.mode == "analytical" || o.mode == "event" || o.mode == "compare":
 		var s *session
 		if s, err = newSession(o, log, stdout); err == nil {
+			s.stderr = stderr
 			switch o.mode {
 			case "analytical":
 				err = runAnalytical(s)

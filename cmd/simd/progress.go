@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"simd/engine"
+)
+
+// progress reports how far a long event-mode run has come on stderr: once a run has taken
+// about two seconds, a line with the simulated time, the work done (plan steps of the
+// iteration, or flows of a flow file), the events per second and an estimate of the time left
+// — rewritten in place once a second on a terminal, a plain line every ten seconds otherwise.
+// It is driven by the scheduler's Watch between events, so it reads the run's state without
+// locks and costs the event loop one comparison per event (engine's BenchmarkScheduler
+// -watched variants).
+type progress struct {
+	w        io.Writer
+	tty      bool
+	s        *engine.Scheduler
+	done     func() (done, total int) // work done and to do, in units
+	unit     string
+	began    time.Time
+	last     time.Time
+	lastEv   uint64
+	printed  bool
+	every    time.Duration
+	firstGap time.Duration
+}
+
+// watchEvents is how many events pass between two looks at the wall clock.
+const watchEvents = 1 << 16
+
+// newProgress starts reporting on w for the run on s, unless quiet.
+func newProgress(w io.Writer, quiet bool, s *engine.Scheduler, unit string, done func() (int, int)) *progress {
+	if quiet || w == nil {
+		return nil
+	}
+	p := &progress{w: w, s: s, done: done, unit: unit, began: time.Now(), every: 10 * time.Second, firstGap: 2 * time.Second}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty, p.every = true, time.Second
+		}
+	}
+	p.last = p.began
+	s.Watch(watchEvents, p.tick)
+	return p
+}
+
+func (p *progress) tick() {
+	now := time.Now()
+	if now.Sub(p.began) < p.firstGap || now.Sub(p.last) < p.every {
+		return
+	}
+	ev := p.s.Processed()
+	rate := float64(ev-p.lastEv) / now.Sub(p.last).Seconds()
+	p.last, p.lastEv = now, ev
+	d, total := p.done()
+	eta := "?"
+	if d > 0 && total >= d {
+		left := time.Duration(float64(now.Sub(p.began)) * float64(total-d) / float64(d))
+		eta = left.Round(time.Second).String()
+	}
+	line := fmt.Sprintf("simd: simulated %.3f ms, %d/%d %s, %.2f M events/s, about %s left",
+		float64(p.s.Now())/1e9, d, total, p.unit, rate/1e6, eta)
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%-100s", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+	p.printed = true
+}
+
+// finish ends the report: it clears the terminal line it wrote, if any, and stops watching.
+func (p *progress) finish() {
+	if p == nil {
+		return
+	}
+	p.s.Watch(0, nil)
+	if p.tty && p.printed {
+		fmt.Fprintf(p.w, "\r%-100s\r", "")
+	}
+}
