@@ -17,6 +17,8 @@
 //     that has to wait schedules an event for later and returns.
 //   - A Timer names one scheduled event. Once the event fires or is cancelled the Timer is
 //     stale, never dangling: Cancel, Reschedule and Pending report false for it.
+//   - Watch(n, f) calls f every n events between two events, on the loop's goroutine, for
+//     progress reports and guards; it is not an event and does not enter the order.
 //
 // Scheduling in the past or at Never, or for an unregistered handler, is a programming error and
 // panics; so does calling Run or RunUntil from a handler.
