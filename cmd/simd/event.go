@@ -303,6 +303,13 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	began := time.Now()
 	runner := workloads.NewRunner(s.w, s.layout, sched, net)
 	prog := newProgress(s.stderr, s.o.quiet, sched, "steps", runner.Progress)
+	if prog != nil {
+		// The analytical mode prices the same iteration in milliseconds; its total is the
+		// progress report's yardstick for the time left.
+		if rep, err := s.analyticalReport(); err == nil && rep.Summary.Total > 0 {
+			prog.expect = engine.Time(rep.Summary.Total * float64(engine.Microsecond))
+		}
+	}
 	res, err := runner.Run()
 	prog.finish()
 	wall := time.Since(began)

@@ -17,7 +17,7 @@ import (
 // runFlowFile is simd -flows FILE -n TOPO [-c SimAI.conf]: the flows of an ns-3/HPCC flow file
 // over the fabric, without a workload, for network studies; it writes fct.txt (and pfc.txt,
 // summary.json) as the event mode does.
-func runFlowFile(o *options, log *zap.Logger, stdout io.Writer) error {
+func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	if o.workload != "" {
 		return badInputf("-flows and -w are alternatives: give one")
 	}
@@ -90,10 +90,13 @@ func runFlowFile(o *options, log *zap.Logger, stdout io.Writer) error {
 	}
 	defer mons.abort()
 	var last engine.Time
-	sim.Observe(lastArrival{&last})
+	var arrived int
+	sim.Observe(lastArrival{&last, &arrived})
 	sim.StartRaw(raw)
+	prog := newProgress(stderr, o.quiet, sched, "flows", func() (int, int) { return arrived, len(raw) })
 	began := time.Now()
 	sched.Run()
+	prog.finish()
 	wall := time.Since(began)
 	if err := linkDownResult(&conf, o.conf, sim.Err(), last, log); err != nil {
 		return err
@@ -137,7 +140,13 @@ func runFlowFile(o *options, log *zap.Logger, stdout io.Writer) error {
 	return nil
 }
 
-// lastArrival keeps the time the last flow arrived.
-type lastArrival struct{ t *engine.Time }
+// lastArrival keeps the time the last flow arrived and counts the arrivals.
+type lastArrival struct {
+	t *engine.Time
+	n *int
+}
 
-func (l lastArrival) FlowDone(r *netmodel.FlowRecord) { *l.t = max(*l.t, r.Arrived) }
+func (l lastArrival) FlowDone(r *netmodel.FlowRecord) {
+	*l.t = max(*l.t, r.Arrived)
+	*l.n++
+}

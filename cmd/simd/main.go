@@ -92,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stopProfile()
 	switch {
 	case o.flows != "":
-		err = runFlowFile(o, log, stdout)
+		err = runFlowFile(o, log, stdout, stderr)
 	case o.mode == "analytical" || o.mode == "event" || o.mode == "compare":
 		var s *session
 		if s, err = newSession(o, log, stdout); err == nil {

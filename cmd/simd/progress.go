@@ -28,6 +28,10 @@ type progress struct {
 	printed  bool
 	every    time.Duration
 	firstGap time.Duration
+	// expect is the simulated time the run is expected to reach (the analytical mode's
+	// iteration time), 0 when unknown: the estimate of the time left is the elapsed time scaled
+	// by the simulated time still to go, which tracks long collectives that plan steps do not.
+	expect engine.Time
 }
 
 // watchEvents is how many events pass between two looks at the wall clock.
@@ -59,9 +63,14 @@ func (p *progress) tick() {
 	p.last, p.lastEv = now, ev
 	d, total := p.done()
 	eta := "?"
-	if d > 0 && total >= d {
-		left := time.Duration(float64(now.Sub(p.began)) * float64(total-d) / float64(d))
-		eta = left.Round(time.Second).String()
+	elapsed := float64(now.Sub(p.began))
+	switch sim := p.s.Now(); {
+	case p.expect > 0 && sim > 0 && sim < p.expect:
+		eta = time.Duration(elapsed * float64(p.expect-sim) / float64(sim)).Round(time.Second).String()
+	case p.expect > 0:
+		// Past the estimate (the fabric is slower than the closed forms): unknown.
+	case d > 0 && total >= d:
+		eta = time.Duration(elapsed * float64(total-d) / float64(d)).Round(time.Second).String()
 	}
 	line := fmt.Sprintf("simd: simulated %.3f ms, %d/%d %s, %.2f M events/s, about %s left",
 		float64(p.s.Now())/1e9, d, total, p.unit, rate/1e6, eta)
