@@ -186,6 +186,8 @@ With no flags simd runs a shipped example and prints where the results are.
 Subcommands:
   simd topo [flags]    generate a topology file with SimAI's generator flags (simd topo -h)
   simd dag [flags]     decompose one collective into its flow DAG (simd dag -h)
+  simd moe gen|run     token-routing workloads and DeepEP/FAST dispatch plans (simd moe -h)
+  simd sweep SPEC      run a grid of configurations, sharded for job arrays (simd sweep -h)
 
 Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input or usage, 1 other failures.
 `)

@@ -1,0 +1,425 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"simd/configs"
+	"simd/workloads/sweep"
+)
+
+// simd sweep runs a grid of simulations described by a YAML spec, one folder and manifest per
+// run, optionally one shard of it per job of a job array; simd sweep merge gathers the
+// manifests into one table. The spec, the expansion, the shards and the table live in package
+// workloads/sweep; this file runs the grid through run and runTopo in-process.
+
+const sweepUsage = `Usage:
+  simd sweep SPEC.yaml -o DIR [-shard i/n | -shards N] [-j N]
+  simd sweep merge DIR... [-o table.csv]
+
+simd sweep expands the spec's grid (workloads × topologies × overrides × modes, nested in that
+order, the mode varying fastest) into runs numbered from 0 and executes run k in DIR/run-%04d:
+the topology is generated there (or a file is used as it is), SimAI.conf with the overrides
+applied is written there, the run's outputs go to out/, its console to stdout.txt and
+stderr.txt, and manifest.json records the parameters, the exact simd command line, the exit
+code, the wall-clock seconds, the output files and the iteration's breakdown. The spec:
+
+  workloads: [a.txt, example:microAllReduce.txt]
+  topologies: [{topo: Spectrum-X, g: 8}, {topo: DCN+, g: 8}, {file: my_topo}]  # optional
+  conf: SimAI.conf                          # optional; else the shipped one
+  overrides: [{CC_MODE: 0}, {CC_MODE: 1}]   # optional SimAI.conf keys to replace or add
+  modes: [analytical, event]                # optional; default event
+
+A topology is a topology file ({file: F}) or simd topo's flags without their dash. Relative
+paths are taken from the spec's folder. Unknown keys are errors.
+
+Shards: run k belongs to shard k mod n. -shard i/n runs shard i; without it the index comes
+from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm job array,
+--array=0-(n-1)) and the count from -shards N, else SLURM_ARRAY_TASK_COUNT. Shards may write to
+the same DIR or to different ones.
+
+simd sweep merge reads every run-*/manifest.json under the folders and writes one CSV row per
+run, sorted by run index: parameters, exit code, iteration, compute and exposed communication
+(total and per group) in µs, wall-clock seconds. A run index found twice is an error.
+
+Exit status: 0 every run succeeded, 1 some failed (the sweep goes on; their manifests say why),
+2 bad spec or usage.
+
+Flags:
+`
+
+// sweepCommand is a parsed simd sweep command line.
+type sweepCommand struct {
+	spec   string
+	out    string
+	shard  string
+	shards int
+	jobs   int
+}
+
+func sweepFlagSet(c *sweepCommand) *flag.FlagSet {
+	fs := flag.NewFlagSet("simd sweep", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&c.out, "o", "", "output `DIR` of the runs (required)")
+	fs.StringVar(&c.shard, "shard", "", "run only shard `i/n` (0 ≤ i < n): the runs k with k mod n = i")
+	fs.Var(decimalInt{&c.shards}, "shards", "shard count `N` when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (default SLURM_ARRAY_TASK_COUNT)")
+	fs.Var(decimalInt{&c.jobs}, "j", "run up to `N` runs at once (the results do not depend on it)")
+	return fs
+}
+
+// parseInterleaved parses flags that may come before or after the positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func printSweepHelp(w io.Writer) {
+	fmt.Fprint(w, sweepUsage)
+	c := sweepCommand{jobs: 1}
+	fs := sweepFlagSet(&c)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprintln(w, "\nsimd sweep merge flags:\n  -o table.csv\n    \twrite the table there (atomically) instead of stdout")
+}
+
+// runSweep is simd sweep: it returns the exit status.
+func runSweep(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return runSweepMerge(args[1:], stdout, stderr)
+	}
+	c := sweepCommand{jobs: 1}
+	pos, err := parseInterleaved(sweepFlagSet(&c), args)
+	if errors.Is(err, flag.ErrHelp) {
+		printSweepHelp(stdout)
+		return exitOK
+	}
+	if err == nil {
+		switch {
+		case len(pos) != 1:
+			err = badInputf("expected one spec file, got %d arguments (simd sweep -h)", len(pos))
+		case c.out == "":
+			err = badInputf("-o DIR is required (simd sweep -h)")
+		case c.jobs < 1:
+			err = badInputf("-j %d: expected 1 or more", c.jobs)
+		case c.shards < 0:
+			err = badInputf("-shards %d: expected 1 or more", c.shards)
+		}
+	} else {
+		err = badInputf("%v (simd sweep -h lists the flags)", err)
+	}
+	if err == nil {
+		c.spec = pos[0]
+		var failed int
+		failed, err = c.execute(stdout, os.Getenv)
+		if err == nil && failed > 0 {
+			fmt.Fprintf(stderr, "simd sweep: %d runs failed; their manifests and stderr.txt say why\n", failed)
+			return exitFailure
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simd sweep: %v\n", err)
+		var ie inputError
+		if errors.As(err, &ie) {
+			return exitBadInput
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+// sweepPlan is a checked spec with the things every run shares.
+type sweepPlan struct {
+	spec     *sweep.Spec
+	baseConf []byte // SimAI.conf text the overrides apply to
+	shard    sweep.Shard
+	out      string
+}
+
+// plan reads and checks the spec and the shard; every problem is bad input.
+func (c *sweepCommand) plan(getenv func(string) string) (*sweepPlan, error) {
+	data, err := os.ReadFile(c.spec)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	spec, err := sweep.Parse(data, c.spec)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	p := &sweepPlan{spec: spec, out: c.out}
+	if c.shard != "" {
+		if p.shard, err = sweep.ParseShard(c.shard); err != nil {
+			return nil, badInputf("-shard %v", err)
+		}
+		if c.shards != 0 && c.shards != p.shard.N {
+			return nil, badInputf("-shard %s and -shards %d disagree", c.shard, c.shards)
+		}
+	} else if p.shard, err = sweep.ShardFromEnv(getenv, c.shards); err != nil {
+		return nil, badInput(err)
+	}
+	specErr := func(line int, field, format string, args ...any) error {
+		return badInput(&sweep.Error{File: spec.Name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	for i, w := range spec.Workloads {
+		if strings.HasPrefix(w, "example:") {
+			if _, ok := configs.ExampleWorkload(strings.TrimPrefix(w, "example:")); !ok {
+				return nil, specErr(spec.WorkLines[i], fmt.Sprintf("workloads[%d]", i), "%q: no such example (%s)", w, strings.Join(configs.ExampleWorkloadNames(), ", "))
+			}
+		} else if _, err := os.Stat(spec.Resolve(w)); err != nil {
+			return nil, specErr(spec.WorkLines[i], fmt.Sprintf("workloads[%d]", i), "%v", err)
+		}
+	}
+	for i, t := range spec.Topologies {
+		field := fmt.Sprintf("topologies[%d]", i)
+		if t.File != "" {
+			if _, err := os.Stat(spec.Resolve(t.File)); err != nil {
+				return nil, specErr(t.Line, field+".file", "%v", err)
+			}
+		} else if t.Generated() {
+			if _, err := parseTopoFlags(t.GeneratorArgs()); err != nil {
+				return nil, specErr(t.Line, field, "%s", strings.TrimSuffix(err.Error(), " (simd topo -h lists the flags)"))
+			}
+		}
+	}
+	if spec.Conf != "" {
+		if p.baseConf, err = os.ReadFile(spec.Resolve(spec.Conf)); err != nil {
+			return nil, badInputf("%s: conf: %v", spec.Name, err)
+		}
+	} else {
+		p.baseConf = configs.ShippedSimAIConfText()
+	}
+	return p, nil
+}
+
+// execute runs the shard's runs, up to c.jobs at once, and returns how many failed.
+func (c *sweepCommand) execute(stdout io.Writer, getenv func(string) string) (int, error) {
+	p, err := c.plan(getenv)
+	if err != nil {
+		return 0, err
+	}
+	runs := p.shard.Select(p.spec.Expand())
+	if err := os.MkdirAll(p.out, 0o755); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(stdout, "sweep %s: %d runs, shard %s has %d, %d at once, in %s\n", p.spec.Name, len(p.spec.Expand()), p.shard, len(runs), c.jobs, p.out)
+	var (
+		mu     sync.Mutex
+		failed int
+		first  error
+		wg     sync.WaitGroup
+		next   = make(chan sweep.Run)
+	)
+	for range min(c.jobs, max(len(runs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range next {
+				m, err := p.execute(r)
+				mu.Lock()
+				switch {
+				case err != nil:
+					failed++
+					if first == nil {
+						first = err
+					}
+				case m.ExitCode != 0:
+					failed++
+					fmt.Fprintf(stdout, "%s: exit %d (%s): %s\n", r.Folder(), m.ExitCode, describeRun(r), m.Error)
+				default:
+					it := "?"
+					if m.Result != nil {
+						it = strconv.FormatFloat(m.Result.IterationUs, 'f', -1, 64)
+					}
+					fmt.Fprintf(stdout, "%s: %s us per iteration (%s)\n", r.Folder(), it, describeRun(r))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, r := range runs {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	return failed, first
+}
+
+// execute does one run in its folder and writes its manifest. An error is returned only when the
+// folder or the manifest cannot be written; a failing simulation is recorded in the manifest.
+func (p *sweepPlan) execute(r sweep.Run) (*sweep.Manifest, error) {
+	dir := filepath.Join(p.out, r.Folder())
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	m := &sweep.Manifest{Run: r.Index, Shard: p.shard.String(), Workload: r.Workload, Topology: r.Topology.String(),
+		TopoFlags: r.Topology.Flags, Overrides: r.Override.Params, Mode: r.Mode, Outputs: []string{}}
+	if m.Overrides == nil {
+		m.Overrides = []sweep.Param{}
+	}
+	stdoutF, err := os.Create(filepath.Join(dir, "stdout.txt"))
+	if err != nil {
+		return nil, err
+	}
+	defer stdoutF.Close()
+	var errBuf bytes.Buffer
+	start := time.Now()
+	m.ExitCode = p.simulate(r, dir, m, stdoutF, &errBuf)
+	m.WallSeconds = time.Since(start).Seconds()
+	if err := writeFileAtomic(filepath.Join(dir, "stderr.txt"), func(f *os.File) error { _, err := f.Write(errBuf.Bytes()); return err }); err != nil {
+		return nil, err
+	}
+	if m.ExitCode != 0 {
+		m.Error = lastLine(errBuf.String())
+	}
+	out := filepath.Join(dir, "out")
+	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			m.Outputs = append(m.Outputs, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(m.Outputs)
+	for _, o := range m.Outputs {
+		if strings.HasSuffix(o, "EndToEnd.csv") {
+			f, err := os.Open(filepath.Join(dir, o))
+			if err != nil {
+				continue
+			}
+			res, err := sweep.ParseEndToEnd(f, o)
+			f.Close()
+			if err == nil {
+				m.Result = &res
+				break
+			}
+		}
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	err = writeFileAtomic(filepath.Join(dir, sweep.ManifestFile), func(f *os.File) error { _, err := f.Write(append(data, '\n')); return err })
+	return m, err
+}
+
+// simulate prepares the run's topology and SimAI.conf in dir and runs simd; it returns the exit
+// status and fills the manifest's inputs and command line.
+func (p *sweepPlan) simulate(r sweep.Run, dir string, m *sweep.Manifest, stdout, stderr io.Writer) int {
+	args := []string{"-w", p.spec.Resolve(r.Workload)}
+	switch {
+	case r.Topology.File != "":
+		m.TopoFile = p.spec.Resolve(r.Topology.File)
+		args = append(args, "-n", m.TopoFile)
+	case r.Topology.Generated():
+		topoDir := filepath.Join(dir, "topo")
+		targs := append(r.Topology.GeneratorArgs(), "-o", topoDir)
+		fmt.Fprintf(stdout, "simd topo %s\n", strings.Join(targs, " "))
+		if code := runTopo(targs, stdout, stderr); code != exitOK {
+			m.Args = append([]string{"topo"}, targs...)
+			return code
+		}
+		entries, err := os.ReadDir(topoDir)
+		if err != nil || len(entries) != 1 {
+			fmt.Fprintf(stderr, "simd sweep: expected one topology file in %s\n", topoDir)
+			return exitFailure
+		}
+		m.TopoFile = filepath.ToSlash(filepath.Join("topo", entries[0].Name()))
+		args = append(args, "-n", filepath.Join(topoDir, entries[0].Name()))
+	}
+	switch {
+	case len(r.Override.Params) > 0:
+		conf := filepath.Join(dir, "SimAI.conf")
+		text := sweep.OverrideConf(p.baseConf, r.Override)
+		if err := writeFileAtomic(conf, func(f *os.File) error { _, err := f.Write(text); return err }); err != nil {
+			fmt.Fprintf(stderr, "simd sweep: %v\n", err)
+			return exitFailure
+		}
+		m.Conf = "SimAI.conf"
+		args = append(args, "-c", conf)
+	case p.spec.Conf != "":
+		m.Conf = p.spec.Resolve(p.spec.Conf)
+		args = append(args, "-c", m.Conf)
+	}
+	args = append(args, "-mode", r.Mode, "-o", filepath.Join(dir, "out"), "-quiet")
+	m.Args = args
+	return run(args, stdout, stderr)
+}
+
+// describeRun is the run's parameters in one line.
+func describeRun(r sweep.Run) string {
+	d := r.Workload + ", " + r.Topology.String() + ", " + r.Mode
+	if o := r.Override.String(); o != "" {
+		d += ", " + o
+	}
+	return d
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// runSweepMerge is simd sweep merge.
+func runSweepMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simd sweep merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	out := fs.String("o", "", "")
+	dirs, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printSweepHelp(stdout)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simd sweep merge: %v (simd sweep -h)\n", err)
+		return exitBadInput
+	}
+	if len(dirs) == 0 {
+		fmt.Fprintln(stderr, "simd sweep merge: expected the sweep folders (simd sweep -h)")
+		return exitBadInput
+	}
+	ms, err := sweep.ReadManifests(dirs)
+	if err != nil {
+		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
+		return exitBadInput
+	}
+	var buf bytes.Buffer
+	if err := sweep.WriteTable(&buf, ms); err != nil {
+		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
+		return exitFailure
+	}
+	if *out == "" {
+		stdout.Write(buf.Bytes())
+		return exitOK
+	}
+	if err := writeFileAtomic(*out, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err }); err != nil {
+		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stdout, "%d runs: %s\n", len(ms), *out)
+	return exitOK
+}

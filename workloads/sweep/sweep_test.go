@@ -1,0 +1,245 @@
+package sweep
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const issueSpec = `# the issue's spec
+workloads: [a.txt, b.txt]
+topologies: [{topo: Spectrum-X, g: 8}, {topo: DCN+, g: 8}, {file: my_topo}]
+conf: SimAI.conf              # optional
+overrides: [{CC_MODE: 0}, {CC_MODE: 1}]   # optional
+modes: [analytical, event]
+`
+
+func TestParseIssueSpec(t *testing.T) {
+	s, err := Parse([]byte(issueSpec), "dir/spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Workloads, ","); got != "a.txt,b.txt" {
+		t.Errorf("workloads %q", got)
+	}
+	var topos []string
+	for _, tp := range s.Topologies {
+		topos = append(topos, tp.String())
+	}
+	if got := strings.Join(topos, "|"); got != "topo=Spectrum-X g=8|topo=DCN+ g=8|file:my_topo" {
+		t.Errorf("topologies %q", got)
+	}
+	if got := s.Topologies[1].GeneratorArgs(); strings.Join(got, " ") != "-topo=DCN+ -g=8" {
+		t.Errorf("generator args %q", got)
+	}
+	if s.Topologies[2].Generated() || !s.Topologies[0].Generated() {
+		t.Error("Generated wrong")
+	}
+	if s.Conf != "SimAI.conf" || s.Resolve(s.Conf) != filepath.Join("dir", "SimAI.conf") || s.Resolve("example:x.txt") != "example:x.txt" {
+		t.Errorf("conf %q resolves to %q", s.Conf, s.Resolve(s.Conf))
+	}
+	if len(s.Overrides) != 2 || s.Overrides[1].String() != "CC_MODE=1" {
+		t.Errorf("overrides %+v", s.Overrides)
+	}
+	if strings.Join(s.Modes, ",") != "analytical,event" {
+		t.Errorf("modes %v", s.Modes)
+	}
+}
+
+func TestParseBlockStyleAndDefaults(t *testing.T) {
+	s, err := Parse([]byte("workloads:\n  - w.txt   # one\n  - x.txt\n"), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Workloads) != 2 || s.WorkLines[1] != 3 {
+		t.Errorf("workloads %v lines %v", s.Workloads, s.WorkLines)
+	}
+	if len(s.Topologies) != 1 || s.Topologies[0].String() != "default" || len(s.Overrides) != 1 || s.Overrides[0].String() != "" ||
+		strings.Join(s.Modes, ",") != "event" {
+		t.Errorf("defaults: %+v", s)
+	}
+	if n := len(s.Expand()); n != 2 {
+		t.Errorf("%d runs, want 2", n)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"", "s.yaml:1: empty spec"},
+		{"modes: [event]\n", "s.yaml:1: workloads: missing"},
+		{"workloads: [a]\nworkload: [b]\n", "s.yaml:2: workload: unknown key"},
+		{"workloads: [a]\nworkloads: [b]\n", "s.yaml:2: workloads: given twice"},
+		{"workloads: a.txt\n", "s.yaml:1: workloads: expected a list"},
+		{"workloads: []\n", "s.yaml:1: workloads: expected at least one"},
+		{"workloads: [a]\nmodes: [event, fast]\n", "s.yaml:2: modes[1]: \"fast\": expected analytical, event, compare"},
+		{"workloads: [a]\ntopologies:\n  - {topo: DCN+}\n  - {file: t, g: 8}\n", "s.yaml:4: topologies[1].file: a topology file takes no generator flags"},
+		{"workloads: [a]\ntopologies: [{o: x}]\n", "s.yaml:2: topologies[0].o: not a generator flag"},
+		{"workloads: [a]\ntopologies: [{g: [1, 2]}]\n", "s.yaml:2: topologies[0].g: expected a single value"},
+		{"workloads: [a]\ntopologies: [file]\n", "s.yaml:2: topologies[0]: expected a mapping"},
+		{"workloads: [a]\n\noverrides: [{CC_MODE: 0}, {CC MODE: 1}]\n", "s.yaml:3: overrides[1].CC MODE: expected a SimAI.conf key"},
+		{"workloads: [a]\noverrides: [{CC_MODE: 0, CC_MODE: 1}]\n", "s.yaml:2: overrides[0].CC_MODE: given twice"},
+		{"workloads: [a]\nconf: [x]\n", "s.yaml:2: conf: expected the path"},
+		{"workloads: [a\nmodes: [event]\n", "s.yaml:"},
+		{"- a\n- b\n", "s.yaml:1: expected a mapping"},
+	} {
+		_, err := Parse([]byte(c.spec), "s.yaml")
+		var se *Error
+		if err == nil || !errors.As(err, &se) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q...", c.spec, err, c.want)
+		}
+	}
+}
+
+func TestExpandOrder(t *testing.T) {
+	s, err := Parse([]byte(issueSpec), "spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Expand()
+	if len(runs) != 2*3*2*2 {
+		t.Fatalf("%d runs, want 24", len(runs))
+	}
+	var got []string
+	for k, r := range runs {
+		if r.Index != k {
+			t.Errorf("run %d has index %d", k, r.Index)
+		}
+		got = append(got, fmt.Sprintf("%s|%s|%s|%s", r.Workload, r.Topology, r.Override, r.Mode))
+	}
+	want := []string{
+		"a.txt|topo=Spectrum-X g=8|CC_MODE=0|analytical",
+		"a.txt|topo=Spectrum-X g=8|CC_MODE=0|event",
+		"a.txt|topo=Spectrum-X g=8|CC_MODE=1|analytical",
+		"a.txt|topo=Spectrum-X g=8|CC_MODE=1|event",
+		"a.txt|topo=DCN+ g=8|CC_MODE=0|analytical",
+	}
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("run %d = %s, want %s", i, got[i], w)
+		}
+	}
+	if got[23] != "b.txt|file:my_topo|CC_MODE=1|event" || got[12] != "b.txt|topo=Spectrum-X g=8|CC_MODE=0|analytical" {
+		t.Errorf("runs 12, 23 = %s, %s", got[12], got[23])
+	}
+	if runs[5].Folder() != "run-0005" {
+		t.Errorf("folder %s", runs[5].Folder())
+	}
+}
+
+func TestShardsCoverEveryRunOnce(t *testing.T) {
+	s, _ := Parse([]byte(issueSpec), "spec.yaml")
+	runs := s.Expand()
+	seen := make([]int, len(runs))
+	for i := range 3 {
+		sh, err := ParseShard(fmt.Sprintf("%d/3", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel := sh.Select(runs)
+		if len(sel) != 8 {
+			t.Errorf("shard %s has %d runs, want 8", sh, len(sel))
+		}
+		for _, r := range sel {
+			if r.Index%3 != i {
+				t.Errorf("run %d in shard %d/3", r.Index, i)
+			}
+			seen[r.Index]++
+		}
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("run %d in %d shards", k, n)
+		}
+	}
+	for _, bad := range []string{"3/3", "-1/3", "0/0", "1", "a/b", "1/2/3"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+}
+
+func TestShardFromEnv(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	for _, c := range []struct {
+		env    func(string) string
+		shards int
+		want   Shard
+		err    bool
+	}{
+		{env(), 0, All, false},
+		{env(), 3, Shard{}, true},
+		{env("JOB_COMPLETION_INDEX", "2"), 4, Shard{2, 4}, false},
+		{env("JOB_COMPLETION_INDEX", "2"), 0, Shard{}, true},
+		{env("JOB_COMPLETION_INDEX", "4"), 4, Shard{}, true},
+		{env("JOB_COMPLETION_INDEX", "x"), 4, Shard{}, true},
+		{env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "3"), 0, Shard{1, 3}, false},
+		{env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "3"), 5, Shard{1, 5}, false},
+		{env("JOB_COMPLETION_INDEX", "0", "SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "3"), 0, Shard{0, 3}, false},
+	} {
+		got, err := ShardFromEnv(c.env, c.shards)
+		if (err != nil) != c.err || (err == nil && got != c.want) {
+			t.Errorf("shards %d: got %v, %v; want %v (error %v)", c.shards, got, err, c.want, c.err)
+		}
+	}
+}
+
+func TestOverrideConf(t *testing.T) {
+	base := "ENABLE_QCN 1\nCC_MODE 1\n\nRATE_AI 50Mb/s\n"
+	got := string(OverrideConf([]byte(base), Override{Params: []Param{{"CC_MODE", "3"}, {"NEW_KEY", "7"}}}))
+	want := "ENABLE_QCN 1\nCC_MODE 3\n\nRATE_AI 50Mb/s\nNEW_KEY 7\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestParseEndToEnd(t *testing.T) {
+	csv := "File name, Expose DP comm, Expose DP_EP comm, Expose TP comm, Expose_EP_comm, Expose_PP_comm, bubble time, total comp, total exposed comm, Total time\n" +
+		"x-, 1 (0.1%), 2 (0.2%), 577 (34.17%), 3 (0%), 4 (0%), 5 (0%), 1112 (65.83%), 577 (34.17%), 1689\nlayer_name,...\n"
+	r, err := ParseEndToEnd(strings.NewReader(csv), "EndToEnd.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (r != Result{IterationUs: 1689, ComputeUs: 1112, ExposedCommUs: 577, TPUs: 577, DPUs: 1, DPEPUs: 2, EPUs: 3, PPUs: 4, BubbleUs: 5}) {
+		t.Errorf("%+v", r)
+	}
+	if _, err := ParseEndToEnd(strings.NewReader("a,b\n1,2\n"), "x.csv"); err == nil {
+		t.Error("accepted a CSV that is not EndToEnd.csv")
+	}
+}
+
+func TestReadManifestsRejectsDuplicates(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	write := func(dir string, k int) {
+		p := filepath.Join(dir, RunFolder(k), ManifestFile)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(fmt.Sprintf(`{"run": %d, "workload": "w", "overrides": [{"key": "K", "value": "1"}]}`, k)), 0o644)
+	}
+	write(a, 2)
+	write(b, 0)
+	write(b, 1)
+	ms, err := ReadManifests([]string{a, b})
+	if err != nil || len(ms) != 3 || ms[0].Run != 0 || ms[2].Run != 2 {
+		t.Fatalf("%v %+v", err, ms)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, ms); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(buf.String()), "\n"); len(lines) != 4 || lines[1] != "0,w,,,K=1,0,,,,,,,,,,0.000" {
+		t.Errorf("table:\n%s", buf.String())
+	}
+	write(b, 2)
+	if _, err := ReadManifests([]string{a, b}); err == nil || !strings.Contains(err.Error(), "run 2 is in both") {
+		t.Errorf("duplicate: %v", err)
+	}
+}
