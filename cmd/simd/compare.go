@@ -65,7 +65,7 @@ func runCompare(s *session) error {
 	for _, p := range files {
 		fmt.Fprintf(s.stdout, "results: %s\n", p)
 	}
-	return nil
+	return s.plotRun(out.dir, out.prefix)
 }
 
 // compareRow is one line of compare.csv.

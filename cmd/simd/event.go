@@ -615,7 +615,7 @@ func runEvent(s *session) error {
 			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks),
 			zap.Uint64("events", st.Events))
 	}
-	return nil
+	return s.plotRun(out.dir, out.prefix)
 }
 
 // writeSummaryJSON writes summary.json: every collective (group, algorithm, bytes, start, end,

@@ -36,6 +36,7 @@ type options struct {
 	chunks     int
 	seed       uint64
 	quiet      bool
+	plot       bool
 	epDispatch string
 	moeModel   moe.DispatchModel
 	// Profiling.
@@ -123,6 +124,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"r", "result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv (in the event mode every output gets it)", "analytical mode: derived from the workload file name, as SimAI_analytical; event mode: none", str(&o.result)},
 			{[]string{"r_f", "result_folder"}, "FOLDER", "folder inside DIR for the outputs", "", str(&o.resultFolder)},
 			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown", "0", num(&o.visual)},
+			{[]string{"plot"}, "", "also draw the plots (PNG and SVG: FCT slowdown CDF, link throughput, time per layer, analytical vs event) into the output folder; simd plot DIR redraws them", "", boolean(&o.plot)},
 			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
 			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
 			{[]string{"quiet"}, "", "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", "", boolean(&o.quiet)},
@@ -188,6 +190,7 @@ Subcommands:
   simd dag [flags]     decompose one collective into its flow DAG (simd dag -h)
   simd moe gen|run     token-routing workloads and DeepEP/FAST dispatch plans (simd moe -h)
   simd sweep SPEC      run a grid of configurations, sharded for job arrays (simd sweep -h)
+  simd plot DIR        redraw the plots of an output folder (simd plot -h)
 
 Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input or usage, 1 other failures.
 `)

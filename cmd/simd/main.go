@@ -68,6 +68,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runDAG(args[1:], stdout, stderr)
 		case "moe":
 			return runMoE(args[1:], stdout, stderr)
+		case "plot":
+			return runPlot(args[1:], stdout, stderr)
 		case "sweep":
 			return runSweep(args[1:], stdout, stderr)
 		}

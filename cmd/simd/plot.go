@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"simd/cmd/simd/plots"
+)
+
+const plotUsage = `usage: simd plot DIR [-o OUT] [-r PREFIX]
+
+Draws the plots of an existing output folder (the ones -plot draws after a run) from its files:
+fct_slowdown_cdf (fct.txt), link_utilisation (bw.txt), layer_breakdown (EndToEnd.csv, with
+summary.json or compare.csv for the groups) and compare (compare.csv), each as NAME.png and
+NAME.svg. A missing input skips its plot with a note on stderr.
+
+  -o OUT     folder for the plots (default: DIR)
+  -r PREFIX  prefix of the run's files (default: none, or the X of the one XEndToEnd.csv in DIR)
+`
+
+// runPlot is simd plot DIR.
+func runPlot(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simd plot", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "", "")
+	prefix := fs.String("r", "", "")
+	var dirs []string
+	err := fs.Parse(args)
+	for err == nil && fs.NArg() > 0 {
+		dirs = append(dirs, fs.Arg(0))
+		err = fs.Parse(fs.Args()[1:])
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, plotUsage)
+		return exitOK
+	}
+	if err == nil && len(dirs) != 1 {
+		err = fmt.Errorf("expected one output folder, got %d", len(dirs))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "simd plot: %v\n%s", err, plotUsage)
+		return exitBadInput
+	}
+	dir := dirs[0]
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "simd plot: %s: not an output folder\n", dir)
+		return exitBadInput
+	}
+	if *out == "" {
+		*out = dir
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "r" })
+	if !set {
+		*prefix = detectPrefix(dir)
+	}
+	if err := drawPlots(dir, *out, *prefix, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "simd plot: %v\n", err)
+		var ie plots.InputError
+		if errors.As(err, &ie) {
+			return exitBadInput
+		}
+		return exitFailure
+	}
+	return exitOK
+}
+
+// detectPrefix is "" when dir holds EndToEnd.csv or fct.txt, else the X of the only
+// XEndToEnd.csv (an analytical run's prefix).
+func detectPrefix(dir string) string {
+	for _, name := range []string{"EndToEnd.csv", "fct.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return ""
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*EndToEnd.csv"))
+	var found []string
+	for _, m := range matches {
+		if base := filepath.Base(m); !strings.HasSuffix(base, "analytical-EndToEnd.csv") {
+			found = append(found, strings.TrimSuffix(base, "EndToEnd.csv"))
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return ""
+}
+
+// drawPlots draws dir's plots into out and reports what it wrote (stdout) and skipped (stderr).
+func drawPlots(dir, out, prefix string, stdout, stderr io.Writer) error {
+	res, err := plots.Draw(dir, out, prefix)
+	if res != nil {
+		for _, s := range res.Skipped {
+			fmt.Fprintf(stderr, "simd plot: skipped %s\n", s)
+		}
+		for _, p := range res.Written {
+			fmt.Fprintf(stdout, "plot: %s\n", p)
+		}
+	}
+	return err
+}
+
+// plotRun draws the plots of a finished run when -plot is given: its outputs are in dir under
+// prefix (which may name a sub-folder, as SimAI_analytical's -r does).
+func (s *session) plotRun(dir, prefix string) error {
+	if !s.o.plot {
+		return nil
+	}
+	d, p := filepath.Split(filepath.Join(dir, prefix+"x"))
+	if d == "" {
+		d = "."
+	}
+	return drawPlots(d, d, strings.TrimSuffix(p, "x"), s.stdout, s.stderr)
+}

@@ -1,0 +1,74 @@
+package plots
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestCDFPoints(t *testing.T) {
+	v := make([]float64, 10)
+	for i := range v {
+		v[i] = float64(i + 1)
+	}
+	xy := cdfPoints(v)
+	if len(xy) != 11 || xy[0].Y != 0 || xy[10].X != 10 || xy[10].Y != 1 || xy[5].X != 5 || xy[5].Y != 0.5 {
+		t.Errorf("cdf of 1..10: %v", xy)
+	}
+	big := make([]float64, 3*MaxCDFPoints+1)
+	for i := range big {
+		big[i] = float64(i)
+	}
+	xy = cdfPoints(big)
+	if len(xy) != MaxCDFPoints+1 || xy[len(xy)-1].Y != 1 || xy[len(xy)-1].X != big[len(big)-1] {
+		t.Errorf("large cdf: %d points, last %v", len(xy), xy[len(xy)-1])
+	}
+}
+
+func TestBusiestPortsAndLayerCap(t *testing.T) {
+	dir := t.TempDir()
+	var bw strings.Builder
+	bw.WriteString("time, node_id, port_id, bandwidth\n")
+	for ts := 1; ts <= 3; ts++ {
+		for node := 0; node < 12; node++ {
+			bw.WriteString(strings.Join([]string{itoa(ts * 1000), itoa(node), "1", itoa(node + 1)}, ", ") + "\n")
+		}
+	}
+	var e2e strings.Builder
+	e2e.WriteString("File name, Expose DP comm, Expose DP_EP comm, Expose TP comm, Expose_EP_comm, Expose_PP_comm, bubble time, total comp, total exposed comm, Total time\n")
+	e2e.WriteString("x-, 0 (0%), 0 (0%), 0 (0%), 0 (0%), 5 (1%), 7 (1%), 0 (0%), 0 (0%), 12\n")
+	e2e.WriteString("layer_name,run,fwd compute,wg compute,ig compute,fwd exposed comm,wg exposed comm,ig exposed comm\n")
+	for i := 0; i < 130; i++ {
+		e2e.WriteString("l" + itoa(i) + ",run,1,1,1,2,0,0\n")
+	}
+	for name, text := range map[string]string{"bw.txt": bw.String(), "EndToEnd.csv": e2e.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _, err := linkUtilisation(filepath.Join(dir, "bw.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Title.Text, "8 busiest") {
+		t.Errorf("title %q", p.Title.Text)
+	}
+	p, _, err = layerBreakdown(filepath.Join(dir, "EndToEnd.csv"), filepath.Join(dir, "none"), filepath.Join(dir, "none"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Title.Text, "3 layers per bar") {
+		t.Errorf("title %q: 130 layers should make bars of 3", p.Title.Text)
+	}
+	res, err := Draw(dir, filepath.Join(dir, "plots"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Written) != 4 || len(res.Skipped) != 2 {
+		t.Errorf("written %v, skipped %v", res.Written, res.Skipped)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
