@@ -191,6 +191,7 @@ Subcommands:
   simd moe gen|run     token-routing workloads and DeepEP/FAST dispatch plans (simd moe -h)
   simd sweep SPEC      run a grid of configurations, sharded for job arrays (simd sweep -h)
   simd plot DIR        redraw the plots of an output folder (simd plot -h)
+  simd -version        the version, source revision and Go toolchain simd was built from
 
 Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input or usage, 1 other failures.
 `)

@@ -62,6 +62,9 @@ func badInputf(format string, args ...any) error { return inputError{fmt.Errorf(
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
+		case "-version", "--version", "version":
+			fmt.Fprintln(stdout, versionLine())
+			return exitOK
 		case "topo":
 			return runTopo(args[1:], stdout, stderr)
 		case "dag":

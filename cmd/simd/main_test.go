@@ -271,3 +271,13 @@ func TestDeterministic(t *testing.T) {
 		t.Error("two runs wrote different files")
 	}
 }
+
+// simd -version prints one line naming simd and the Go toolchain, exit 0.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"-version", "--version", "version"} {
+		code, out, errOut := runCLI(t, t.TempDir(), arg)
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, "simd ") || !strings.Contains(out, "go1.") || strings.Count(out, "\n") != 1 {
+			t.Errorf("%s: exit %d, %q, %q", arg, code, out, errOut)
+		}
+	}
+}
