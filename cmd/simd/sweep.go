@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"simd/cmd/simd/plots"
 	"simd/configs"
 	"simd/workloads/sweep"
 )
@@ -318,6 +319,7 @@ func (p *sweepPlan) execute(r sweep.Run) (*sweep.Manifest, error) {
 			}
 		}
 	}
+	m.Network = networkFigures(filepath.Join(dir, "out"))
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return nil, err
@@ -422,4 +424,28 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%d runs: %s\n", len(ms), *out)
 	return exitOK
+}
+
+// networkFigures reads a run's fct.txt and pfc.txt, where the run wrote them: the median and
+// 99th-percentile FCT slowdown and the number of PFC pauses (lines of type 1). nil when neither
+// is there (the analytical mode).
+func networkFigures(out string) *sweep.Network {
+	var n sweep.Network
+	if sl, err := plots.FCTSlowdowns(filepath.Join(out, "fct.txt")); err == nil && len(sl) > 0 {
+		p50, p99 := sweep.Quantile(sl, 0.5), sweep.Quantile(sl, 0.99)
+		n.FCTSlowdownP50, n.FCTSlowdownP99 = &p50, &p99
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "pfc.txt")); err == nil {
+		pauses := 0
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) == 5 && f[4] == "1" {
+				pauses++
+			}
+		}
+		n.PFCPauses = &pauses
+	}
+	if n == (sweep.Network{}) {
+		return nil
+	}
+	return &n
 }

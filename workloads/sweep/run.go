@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -222,6 +223,26 @@ type Manifest struct {
 	WallSeconds float64  `json:"wall_seconds"`
 	Outputs     []string `json:"outputs"`
 	Result      *Result  `json:"result,omitempty"`
+	Network     *Network `json:"network,omitempty"`
+}
+
+// Network is what an event-mode run's logs say about the fabric: the median and 99th percentile
+// of the flows' FCT slowdown (fct / standalone fct, from fct.txt) and the PFC pauses (pfc.txt).
+// A field is absent when its log was not written.
+type Network struct {
+	FCTSlowdownP50 *float64 `json:"fct_slowdown_p50,omitempty"`
+	FCTSlowdownP99 *float64 `json:"fct_slowdown_p99,omitempty"`
+	PFCPauses      *int     `json:"pfc_pauses,omitempty"`
+}
+
+// Quantile is the q-quantile (0 ≤ q ≤ 1) of sorted values by the nearest-rank rule (the
+// smallest value with at least q of the values at or below it); NaN for none.
+func Quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	k := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(k, 0), len(sorted)-1)]
 }
 
 // OverrideString is the overrides as K=V;K=V.
@@ -268,7 +289,8 @@ func ReadManifests(dirs []string) ([]Manifest, error) {
 // TableHeader is the header of the merged table.
 var TableHeader = []string{"run", "workload", "topology", "mode", "overrides", "exit_code",
 	"iteration_us", "compute_us", "exposed_comm_us", "exposed_tp_us", "exposed_dp_us",
-	"exposed_dp_ep_us", "exposed_ep_us", "exposed_pp_us", "bubble_us", "wall_seconds"}
+	"exposed_dp_ep_us", "exposed_ep_us", "exposed_pp_us", "bubble_us",
+	"fct_slowdown_p50", "fct_slowdown_p99", "pfc_pauses", "wall_seconds"}
 
 // WriteTable writes one CSV row per manifest, in the order given. Runs without a result (failed
 // ones) have empty result columns.
@@ -286,7 +308,19 @@ func WriteTable(w io.Writer, ms []Manifest) error {
 		} else {
 			row = append(row, "", "", "", "", "", "", "", "", "")
 		}
-		row = append(row, strconv.FormatFloat(m.WallSeconds, 'f', 3, 64))
+		var p50, p99, pauses string
+		if n := m.Network; n != nil {
+			if n.FCTSlowdownP50 != nil {
+				p50 = strconv.FormatFloat(*n.FCTSlowdownP50, 'f', 4, 64)
+			}
+			if n.FCTSlowdownP99 != nil {
+				p99 = strconv.FormatFloat(*n.FCTSlowdownP99, 'f', 4, 64)
+			}
+			if n.PFCPauses != nil {
+				pauses = strconv.Itoa(*n.PFCPauses)
+			}
+		}
+		row = append(row, p50, p99, pauses, strconv.FormatFloat(m.WallSeconds, 'f', 3, 64))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -235,11 +235,35 @@ func TestReadManifestsRejectsDuplicates(t *testing.T) {
 	if err := WriteTable(&buf, ms); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(strings.TrimSpace(buf.String()), "\n"); len(lines) != 4 || lines[1] != "0,w,,,K=1,0,,,,,,,,,,0.000" {
+	if lines := strings.Split(strings.TrimSpace(buf.String()), "\n"); len(lines) != 4 || lines[1] != "0,w,,,K=1,0,,,,,,,,,,,,,0.000" {
 		t.Errorf("table:\n%s", buf.String())
 	}
 	write(b, 2)
 	if _, err := ReadManifests([]string{a, b}); err == nil || !strings.Contains(err.Error(), "run 2 is in both") {
 		t.Errorf("duplicate: %v", err)
+	}
+}
+
+// The table's network columns: nearest-rank quantiles of the FCT slowdowns and the PFC pauses,
+// empty when a run wrote no such log.
+func TestNetworkColumns(t *testing.T) {
+	sl := []float64{1, 1.5, 2, 8}
+	if q := Quantile(sl, 0.5); q != 1.5 {
+		t.Errorf("p50 = %v, want 1.5", q)
+	}
+	if q := Quantile(sl, 0.99); q != 8 {
+		t.Errorf("p99 = %v, want 8", q)
+	}
+	if q := Quantile(nil, 0.5); q == q {
+		t.Errorf("quantile of nothing = %v, want NaN", q)
+	}
+	p50, p99, pauses := 1.5, 8.0, 3
+	ms := []Manifest{{Run: 0, Workload: "w", Network: &Network{FCTSlowdownP50: &p50, FCTSlowdownP99: &p99, PFCPauses: &pauses}}}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, ms); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(strings.TrimSpace(buf.String()), "\n")[1]; got != "0,w,,,,0,,,,,,,,,,1.5000,8.0000,3,0.000" {
+		t.Errorf("row %q", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -235,5 +236,22 @@ func readCompare(path string) ([]compareRow, error) {
 		}
 		out = append(out, row)
 	}
+	return out, nil
+}
+
+// FCTSlowdowns returns the FCT slowdown (fct / standalone fct) of every flow of the fct.txt at
+// path with a standalone FCT above 0, sorted.
+func FCTSlowdowns(path string) ([]float64, error) {
+	flows, err := readFCT(path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, 0, len(flows))
+	for _, f := range flows {
+		if f.standaloneNs > 0 {
+			out = append(out, float64(f.fctNs)/float64(f.standaloneNs))
+		}
+	}
+	sort.Float64s(out)
 	return out, nil
 }
