@@ -119,7 +119,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 				func(n, u string) { fs.BoolVar(&o.allowShortWorkload, n, false, u) }},
 		}},
 		{"Mode and outputs", []flagSpec{
-			{[]string{"mode"}, "MODE", "event (every flow over the fabric, max-min fair sharing), analytical (SimAI_analytical's closed-form model) or compare (both, side by side in compare.csv)", "event", str(&o.mode)},
+			{[]string{"mode"}, "MODE", "event (every flow over the fabric: max-min fair sharing, or DCQCN/HPCC/DCTCP with fluid queues, ECN and PFC when SimAI.conf's CC_MODE asks), analytical (SimAI_analytical's closed-form model) or compare (both, side by side in compare.csv)", "event", str(&o.mode)},
 			{[]string{"o"}, "DIR", "output folder; in the event mode every output (EndToEnd.csv, summary.json, fct.txt, ...) goes here under its standard name and SimAI.conf's *_OUTPUT_FILE and *_MON_FILE keys only switch outputs on or off", "results (event mode without -o and with -c: the paths SimAI.conf gives)", str(&o.outDir)},
 			{[]string{"r", "result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv (in the event mode every output gets it)", "analytical mode: derived from the workload file name, as SimAI_analytical; event mode: none", str(&o.result)},
 			{[]string{"r_f", "result_folder"}, "FOLDER", "folder inside DIR for the outputs", "", str(&o.resultFolder)},
