@@ -27,8 +27,12 @@ func checkPlots(t *testing.T, dir string, names ...string) map[string][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := png.Decode(bytes.NewReader(pngData)); err != nil {
+		img, err := png.Decode(bytes.NewReader(pngData))
+		if err != nil {
 			t.Errorf("%s.png: %v", name, err)
+		} else if b := img.Bounds(); b.Dx() != 768 || b.Dy() < 480 {
+			// 8 inches wide at the PNG backend's 96 dpi; at least 5 inches tall.
+			t.Errorf("%s.png is %d×%d pixels, want 768 wide and at least 480 tall", name, b.Dx(), b.Dy())
 		}
 		svg, err := os.ReadFile(filepath.Join(dir, name+".svg"))
 		if err != nil {
