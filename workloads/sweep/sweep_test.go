@@ -267,3 +267,39 @@ func TestNetworkColumns(t *testing.T) {
 		t.Errorf("row %q", got)
 	}
 }
+
+// FuzzParse: a spec either parses or is refused with an error naming the file; it never panics,
+// and a spec that parses expands into runs without panicking either.
+//
+//	go test -run '^$' -fuzz FuzzParse -fuzztime 60s ./workloads/sweep
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"workloads: [a.txt, b.txt]\ntopologies: [{topo: Spectrum-X, g: 8}, {topo: DCN+, g: 8}, {file: my_topo}]\nconf: SimAI.conf\noverrides: [{CC_MODE: 0}, {CC_MODE: 1}]\nmodes: [analytical, event]\n",
+		"workloads:\n  - example:microAllReduce.txt\nmodes: [event]\n",
+		"workloads: []\n",
+		"topologies: [{topo: X, g: }]\n",
+		"- a\n- b\n",
+		"workloads: [a]\nunknown: 1\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spec, err := Parse(data, "spec.yaml")
+		if err != nil {
+			if !strings.Contains(err.Error(), "spec.yaml") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		runs := spec.Expand()
+		want := len(spec.Workloads) * max(len(spec.Topologies), 1) * max(len(spec.Overrides), 1) * max(len(spec.Modes), 1)
+		if len(runs) != want {
+			t.Fatalf("%d runs for %+v, want %d", len(runs), spec, want)
+		}
+		for k, r := range runs {
+			if r.Index != k {
+				t.Fatalf("run %d has index %d", k, r.Index)
+			}
+		}
+	})
+}
