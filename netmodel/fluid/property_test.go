@@ -232,6 +232,25 @@ func newScenarioRun(sc scenario) (*engine.Scheduler, *driver, *Network) {
 	return s, d, n
 }
 
+// checkEachRecompute returns a recompute hook that compares the rates with the from-scratch
+// reference and runs Check, reporting at most the first few failures.
+func checkEachRecompute(t *testing.T, capa []float64) func(n *Network) {
+	failures := 0
+	return func(n *Network) {
+		if failures > 3 {
+			return
+		}
+		if err := referenceRates(n, capa); err != nil {
+			failures++
+			t.Errorf("at %v: %v", n.s.Now(), err)
+		}
+		if err := n.Check(); err != nil {
+			failures++
+			t.Errorf("at %v: %v", n.s.Now(), err)
+		}
+	}
+}
+
 // referenceRates compares the network's rates with refMaxMin over its transmitting flows.
 func referenceRates(n *Network, capa []float64) error {
 	var ids []FlowID
@@ -272,20 +291,7 @@ func TestAgainstReference(t *testing.T) {
 	for _, sc := range scenarios(t) {
 		t.Run(sc.name, func(t *testing.T) {
 			capa := capacities(sc.g)
-			failures := 0
-			d, n := runScenario(sc, func(n *Network) {
-				if failures > 3 {
-					return
-				}
-				if err := referenceRates(n, capa); err != nil {
-					failures++
-					t.Errorf("at %v: %v", n.s.Now(), err)
-				}
-				if err := n.Check(); err != nil {
-					failures++
-					t.Errorf("at %v: %v", n.s.Now(), err)
-				}
-			})
+			d, n := runScenario(sc, checkEachRecompute(t, capa))
 			want := refSim(capa, sc.specs)
 			for i, got := range d.res {
 				w := want[i]

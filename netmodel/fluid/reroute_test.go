@@ -410,20 +410,7 @@ func TestRerouteAgainstReference(t *testing.T) {
 		moves := allMoves[k]
 		t.Run(sc.name, func(t *testing.T) {
 			capa := capacities(sc.g)
-			failures := 0
-			d, n := runWithMoves(sc, moves, func(n *Network) {
-				if failures > 3 {
-					return
-				}
-				if err := referenceRates(n, capa); err != nil {
-					failures++
-					t.Errorf("at %v: %v", n.s.Now(), err)
-				}
-				if err := n.Check(); err != nil {
-					failures++
-					t.Errorf("at %v: %v", n.s.Now(), err)
-				}
-			})
+			d, n := runWithMoves(sc, moves, checkEachRecompute(t, capa))
 			want, carried := refMoves(capa, sc.specs, slices.Clone(moves))
 			for i, got := range d.res {
 				w := want[i]
