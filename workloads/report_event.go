@@ -31,6 +31,11 @@ type EventReport struct {
 	Rows     []EventRow
 	End      float64 // µs: when the pass finished ("workload finished at")
 	Summary  EndToEndSummary
+	// Incomplete, when not empty, says why the pass stopped before its end: WriteCSV then
+	// writes it as a first line "# incomplete: ..." (a SimAI reader sees a malformed file rather
+	// than numbers it could take for a whole iteration), Rows holds only the finished layers and
+	// the totals are those up to the stop.
+	Incomplete string
 }
 
 // EventEndToEnd builds the event-mode report from a run with a network: per layer the compute,
@@ -39,7 +44,7 @@ type EventReport struct {
 // group as the analytical report does (SimAI's ns-3 mode leaves those columns unset), and the
 // bubble and PP communication by the analytical formulas with the given PP overlap.
 func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventReport, error) {
-	rep := &EventReport{FileName: opt.FileName, Rows: make([]EventRow, len(w.Layers)), End: run.End.Microseconds()}
+	rep := &EventReport{FileName: opt.FileName, Rows: make([]EventRow, 0, len(w.Layers)), End: run.End.Microseconds()}
 	s := &rep.Summary
 	var bubble float64
 	for i := range w.Layers {
@@ -76,7 +81,9 @@ func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventRe
 		row.FwdAlgBW, row.FwdBusBW = alg[Fwd], bus[Fwd]
 		row.WGAlgBW, row.WGBusBW = alg[WG], bus[WG]
 		row.IGAlgBW, row.IGBusBW = alg[IG], bus[IG]
-		rep.Rows[i] = row
+		if run.Done(i) {
+			rep.Rows = append(rep.Rows, row)
+		}
 	}
 	s.Exposed = rep.End - s.Compute
 	h := w.Header
@@ -110,6 +117,9 @@ func fmtBW6(v float32) string { return fmtMicros(float64(v)) }
 // row per layer ending with the time the pass finished, a SUM row and a totals row.
 func (r *EventReport) WriteCSV(out io.Writer) error {
 	bw := bufio.NewWriter(out)
+	if r.Incomplete != "" {
+		bw.WriteString("# incomplete: " + r.Incomplete + "\n")
+	}
 	writeSummary(bw, r.FileName, r.Summary)
 	bw.WriteString("layer_name," + EventRunName + ",fwd compute,wg compute,ig compute,fwd exposed comm,wg exposed comm,ig exposed comm,fwd total comm,algbw,busbw,wg total comm,algbw,busbw,ig total comm,algbw,busbw,workload finished at\n")
 	var sum EventRow

@@ -27,6 +27,10 @@ type PhaseStats struct {
 type RunResult struct {
 	Layers [][3]PhaseStats // per layer, per Phase
 	End    engine.Time     // when the pass (including every collective) finished
+	// Stopped is set by Runner.Partial for a pass stopped before its end; Finished then says
+	// which layers are done (see Done).
+	Stopped  bool
+	Finished []bool
 }
 
 // Runner executes a workload's plan on an engine.Scheduler. With a nil Network collectives cost

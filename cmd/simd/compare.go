@@ -34,8 +34,12 @@ func runCompare(s *session) error {
 	if err != nil {
 		return badInput(err)
 	}
+	erep.Incomplete = r.note
 	rows := s.compareRows(arep, r)
 	var buf bytes.Buffer
+	if r.note != "" {
+		buf.WriteString("# incomplete: " + r.note + "\n")
+	}
 	writeCompareCSV(&buf, rows)
 	files := r.outputs
 	for _, f := range []struct {
@@ -65,6 +69,10 @@ func runCompare(s *session) error {
 	for _, p := range files {
 		fmt.Fprintf(s.stdout, "results: %s\n", p)
 	}
+	if r.stopped != nil {
+		fmt.Fprintf(s.stdout, "  incomplete: %s\n", r.note)
+		return r.stoppedErr("the outputs hold the layers that finished and are marked incomplete")
+	}
 	return s.plotRun(out.dir, out.prefix)
 }
 
@@ -86,7 +94,7 @@ func (s *session) compareRows(arep *workloads.AnalyticalReport, r *eventRun) []c
 		bytes map[int32]float64
 	}
 	byKey := map[[2]int]*acc{}
-	for _, rec := range r.net.records {
+	for _, rec := range r.net.finished() {
 		ph := phaseIndex(rec.Phase)
 		a := byKey[[2]int{rec.Layer, ph}]
 		if a == nil {
@@ -103,6 +111,9 @@ func (s *session) compareRows(arep *workloads.AnalyticalReport, r *eventRun) []c
 	t := r.sim.Fabric().Topo
 	var rows []compareRow
 	for i := range s.w.Layers {
+		if !r.res.Done(i) {
+			continue // a stopped run compares the layers it finished
+		}
 		l := &s.w.Layers[i]
 		ar := arep.Rows[i]
 		aNs := [3]uint64{ar.FwdComm, ar.IGComm, ar.WGComm}

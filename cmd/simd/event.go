@@ -44,6 +44,7 @@ type collectiveRecord struct {
 	EndUs      float64 `json:"end_us"`
 	Flows      int64   `json:"flows"`
 	bottleneck map[int32]float64
+	done       bool // finished (a stopped run has collectives that did not)
 }
 
 // collectiveNetwork is the workload runner's Network in the event mode: every group of the
@@ -89,6 +90,7 @@ func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
 	left := len(plans)
 	finish := func() {
 		n.records[idx].EndUs = n.s.Now().Microseconds()
+		n.records[idx].done = true
 		done()
 	}
 	if left == 0 {
@@ -174,6 +176,17 @@ func (n *collectiveNetwork) dispatchPlans(plans []algo.Planned, bytes int64) err
 	return nil
 }
 
+// finished is the records of the collectives that finished, in start order.
+func (n *collectiveNetwork) finished() []collectiveRecord {
+	out := make([]collectiveRecord, 0, len(n.records))
+	for _, r := range n.records {
+		if r.done {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func containsString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -243,6 +256,32 @@ type eventRun struct {
 	events  uint64
 	wall    time.Duration
 	outputs []string
+	stopped *stopCause // why the run stopped before its end, nil if it did not
+	note    string     // what a stopped run's outputs say about it ("" for a complete run)
+}
+
+// layersNote is the note of a stopped workload run: why and where it stopped and how much of the
+// iteration it finished.
+func (r *eventRun) layersNote(layers int) string {
+	if r.stopped == nil {
+		return ""
+	}
+	done := 0
+	for i := range layers {
+		if r.res.Done(i) {
+			done++
+		}
+	}
+	return fmt.Sprintf("stopped by %s after %d events at %s us simulated; %d of %d layers finished; totals are up to the stop",
+		r.stopped.reason, r.events, strconv.FormatFloat(r.res.End.Microseconds(), 'f', 3, 64), done, layers)
+}
+
+// stoppedErr is the error a mode returns after writing a stopped run's outputs.
+func (r *eventRun) stoppedErr(what string) error {
+	if r.stopped == nil {
+		return nil
+	}
+	return stoppedError{cause: r.stopped, at: r.res.End, note: what}
 }
 
 // simulate runs the iteration in the event mode, writing the FCT log where outputs says.
@@ -310,9 +349,15 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 			prog.expect = engine.Time(rep.Summary.Total * float64(engine.Microsecond))
 		}
 	}
+	guard := guardRun(sched, s.o.limits, prog)
 	res, err := runner.Run()
-	prog.finish()
+	stopped := guard.finish()
 	wall := time.Since(began)
+	if stopped != nil {
+		// The guard stopped the scheduler between two events: the iteration is unfinished, not
+		// broken (an error of the run would have stopped it before the guard's look).
+		res, err = runner.Partial(), nil
+	}
 	if simErr := sim.Err(); simErr != nil {
 		err = simErr // the cause of a stopped iteration
 	}
@@ -323,7 +368,8 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	if err := linkDownResult(&s.conf, s.o.conf, err, end, s.log); err != nil {
 		return nil, err
 	}
-	r := &eventRun{res: res, net: net, sim: sim, events: sched.Processed(), wall: wall}
+	r := &eventRun{res: res, net: net, sim: sim, events: sched.Processed(), wall: wall, stopped: stopped}
+	r.note = r.layersNote(len(s.w.Layers))
 	if fct != nil {
 		if err := fctLog.Flush(); err != nil {
 			return nil, err
@@ -568,6 +614,7 @@ func runEvent(s *session) error {
 	if err != nil {
 		return badInput(err)
 	}
+	rep.Incomplete = r.note
 	var csv bytes.Buffer
 	if err := rep.WriteCSV(&csv); err != nil {
 		return err
@@ -596,12 +643,19 @@ func runEvent(s *session) error {
 	fmt.Fprintf(s.stdout, "simd event: %s, %d layers, %s\n", s.wname, len(s.w.Layers), s.w.Header.Policy)
 	fmt.Fprintf(s.stdout, "  cluster: %d GPUs, %d per server, TP %d PP %d EP %d DP %d on %s\n",
 		s.layout.GPUs, s.layout.GPUsPerServer, s.layout.TP, s.layout.PP, s.layout.EP, s.layout.DP(), s.cl.fabric)
-	fmt.Fprintf(s.stdout, "  iteration: %s us = compute %s + exposed comm %s + bubble %s + PP comm %d\n",
-		f0(sm.Total), f0(sm.Compute), f0(sm.Exposed), f0(sm.Bubble), sm.PPComm)
+	iteration := "iteration"
+	if r.stopped != nil {
+		iteration = "iteration up to the stop"
+	}
+	fmt.Fprintf(s.stdout, "  %s: %s us = compute %s + exposed comm %s + bubble %s + PP comm %d\n",
+		iteration, f0(sm.Total), f0(sm.Compute), f0(sm.Exposed), f0(sm.Bubble), sm.PPComm)
 	fmt.Fprintf(s.stdout, "  exposed comm by group (us): TP %s, DP %s, DP_EP %s, EP %s\n", f0(sm.TPComm), f0(sm.DPComm), f0(sm.DPEPComm), f0(sm.EPComm))
 	fmt.Fprintf(s.stdout, "  simulated %d flows, %d events in %.2f s\n", r.sim.Flows(), r.events, r.wall.Seconds())
 	for _, p := range files {
 		fmt.Fprintf(s.stdout, "results: %s\n", p)
+	}
+	if r.stopped != nil {
+		fmt.Fprintf(s.stdout, "  incomplete: %s\n", rep.Incomplete)
 	}
 	if n := r.sim.Network(); n != nil {
 		st := n.Stats()
@@ -614,6 +668,9 @@ func runEvent(s *session) error {
 		s.log.Info("congestion control", zap.Uint64("marks", st.Marks), zap.Uint64("cnps", st.CNPs), zap.Uint64("rate_changes", st.RateChanges),
 			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks),
 			zap.Uint64("events", st.Events))
+	}
+	if r.stopped != nil {
+		return r.stoppedErr("the outputs hold what was computed and are marked incomplete")
 	}
 	return s.plotRun(out.dir, out.prefix)
 }
@@ -633,19 +690,20 @@ func (s *session) writeSummaryJSON(out *eventOutputs, r *eventRun) (string, erro
 		GPUs        int                `json:"gpus"`
 		Collectives []collectiveRecord `json:"collectives"`
 		Run         struct {
+			Complete         bool    `json:"complete"`
+			Incomplete       string  `json:"incomplete,omitempty"`
 			EndUs            float64 `json:"end_us"`
 			Events           uint64  `json:"events"`
 			Flows            uint64  `json:"flows"`
 			WallClockSeconds float64 `json:"wall_clock_seconds"`
 		} `json:"run"`
-	}{Mode: mode, Workload: s.wname, Topology: s.cl.fabric, GPUs: s.layout.GPUs, Collectives: r.net.records}
+	}{Mode: mode, Workload: s.wname, Topology: s.cl.fabric, GPUs: s.layout.GPUs, Collectives: r.net.finished()}
+	summary.Run.Complete = r.stopped == nil
+	summary.Run.Incomplete = r.note
 	summary.Run.EndUs = r.res.End.Microseconds()
 	summary.Run.Events = r.events
 	summary.Run.Flows = r.sim.Flows()
 	summary.Run.WallClockSeconds = r.wall.Seconds()
-	if summary.Collectives == nil {
-		summary.Collectives = []collectiveRecord{}
-	}
 	data, err := json.MarshalIndent(summary, "", "  ")
 	if err != nil {
 		return "", err

@@ -39,10 +39,26 @@ type options struct {
 	plot       bool
 	epDispatch string
 	moeModel   moe.DispatchModel
+	// Limits (guard.go, memory.go).
+	limits
+	maxMemory bytesFlag
 	// Profiling.
 	cpuProfile, memProfile string
 
 	set map[string]bool // canonical names of the flags given explicitly
+}
+
+// bytesFlag is a byte count flag ("16GiB", "512M", "4096"); 0 means unset.
+type bytesFlag int64
+
+func (f *bytesFlag) String() string { return strconv.FormatInt(int64(*f), 10) }
+func (f *bytesFlag) Set(s string) error {
+	v, err := parseBytes(s)
+	if err != nil {
+		return err
+	}
+	*f = bytesFlag(v)
+	return nil
 }
 
 // firstInt is an int flag that may be repeated; the first value wins, as in SimAI_analytical's -g.
@@ -156,6 +172,11 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"moe-chunks"}, "N", "-ep-dispatch deepep: pieces each transfer is streamed in (forwards overlap the copies they wait for)", "1", num(&o.moeModel.Chunks)},
 			{[]string{"moe-zipf"}, "S", "-ep-dispatch token model: Zipf exponent of expert popularity (0: uniform)", "0", func(n, u string) { fs.Float64Var(&o.moeModel.Zipf, n, 0, u) }},
 			{[]string{"seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&o.seed, n, 1, u) }},
+		}},
+		{"Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", []flagSpec{
+			{[]string{"max-events"}, "N", "stop the event mode after N engine events (0: no limit)", "0", func(n, u string) { fs.Uint64Var(&o.maxEvents, n, 0, u) }},
+			{[]string{"max-wall"}, "DURATION", "stop the event mode after this much wall-clock time, e.g. 90s or 2h (0: no limit)", "0", func(n, u string) { fs.DurationVar(&o.maxWall, n, 0, u) }},
+			{[]string{"max-memory"}, "BYTES", "refuse, before simulating, an event run whose estimated peak memory exceeds this, e.g. 16GiB", "the memory available to simd (MemAvailable, or the cgroup's limit if lower)", val(&o.maxMemory)},
 		}},
 		{"Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", []flagSpec{
 			{[]string{"dp_o", "dp_overlap"}, "R", "DP and DP_EP", "0", val(&o.dpo)},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -95,9 +96,13 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	sim.StartRaw(raw)
 	prog := newProgress(stderr, o.quiet, sched, "flows", func() (int, int) { return arrived, len(raw) })
 	began := time.Now()
+	guard := guardRun(sched, o.limits, prog)
 	sched.Run()
-	prog.finish()
+	stopped := guard.finish()
 	wall := time.Since(began)
+	if stopped != nil {
+		last = sched.Now()
+	}
 	if err := linkDownResult(&conf, o.conf, sim.Err(), last, log); err != nil {
 		return err
 	}
@@ -124,7 +129,11 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 		return err
 	}
 	files = append(files, paths...)
-	r := &eventRun{res: &workloads.RunResult{End: last}, net: &collectiveNetwork{}, sim: sim, events: sched.Processed(), wall: wall}
+	r := &eventRun{res: &workloads.RunResult{End: last}, net: &collectiveNetwork{}, sim: sim, events: sched.Processed(), wall: wall, stopped: stopped}
+	if stopped != nil {
+		r.note = fmt.Sprintf("stopped by %s after %d events at %s us simulated; %d of %d flows arrived",
+			stopped.reason, r.events, strconv.FormatFloat(last.Microseconds(), 'f', 3, 64), arrived, len(raw))
+	}
 	s.wname, s.cl.fabric = o.flows, o.topology
 	s.layout.GPUs = t.NumGPUs()
 	p, err := s.writeSummaryJSON(out, r)
@@ -137,7 +146,10 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	for _, p := range files {
 		fmt.Fprintf(stdout, "results: %s\n", p)
 	}
-	return nil
+	if stopped != nil {
+		fmt.Fprintf(stdout, "  incomplete: %s\n", r.note)
+	}
+	return r.stoppedErr("fct.txt holds the flows that arrived; summary.json is marked incomplete")
 }
 
 // lastArrival keeps the time the last flow arrived and counts the arrivals.

@@ -41,6 +41,7 @@ const (
 	exitOK       = 0
 	exitFailure  = 1 // something other than the input went wrong (e.g. writing a file)
 	exitBadInput = 2 // bad input or usage
+	// exitStopped (3) and 128 + a signal's number: see guard.go.
 )
 
 // inputError marks an error caused by the user's input or command line.
@@ -116,15 +117,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		err = badInputf("-mode %q: expected analytical, event or compare", o.mode)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "simd: %v\n", err)
-		var ie inputError
-		if errors.As(err, &ie) || lex.IsInputError(err) {
-			return exitBadInput
-		}
-		return exitFailure
+	return exitStatus(err, stderr)
+}
+
+// exitStatus reports err on stderr and returns the exit status it calls for.
+func exitStatus(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
 	}
-	return exitOK
+	fmt.Fprintf(stderr, "simd: %v\n", err)
+	var ie inputError
+	var se stoppedError
+	switch {
+	case errors.As(err, &se):
+		return se.cause.code
+	case errors.As(err, &ie) || lex.IsInputError(err):
+		return exitBadInput
+	}
+	return exitFailure
 }
 
 // newLogger logs to w without timestamps, so that two runs print the same lines.

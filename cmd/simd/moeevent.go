@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
@@ -27,10 +28,14 @@ func (o *moeRunOptions) runEvent(cfg *moe.Config, iters []moe.Iteration, kind mo
 	return m, st, err
 }
 
-// moeEventStats is what an event run cost: flows, engine events, wall-clock time.
+// moeEventStats is what an event run cost: flows, engine events, wall-clock time; and, for a
+// run stopped by a guard or a signal, why, where and what it finished.
 type moeEventStats struct {
 	flows, events uint64
 	wall          time.Duration
+	stopped       *stopCause
+	at            engine.Time
+	note          string
 }
 
 func (o *moeRunOptions) simulateLayers(cfg *moe.Config, iters []moe.Iteration, kind moe.Kind, st *moeEventStats) (moe.Metrics, error) {
@@ -94,6 +99,13 @@ func (o *moeRunOptions) simulateLayers(cfg *moe.Config, iters []moe.Iteration, k
 	defer func() {
 		st.flows, st.events, st.wall = sim.Flows(), sched.Processed(), time.Since(began)
 	}()
+	guard := guardRun(sched, o.limits, nil)
+	defer guard.finish()
+	layers := 0
+	for _, it := range iters {
+		layers += len(it.Layers)
+	}
+layers:
 	for _, it := range iters {
 		for li := range it.Layers {
 			l := &it.Layers[li]
@@ -105,9 +117,10 @@ func (o *moeRunOptions) simulateLayers(cfg *moe.Config, iters []moe.Iteration, k
 			if err != nil {
 				return moe.Metrics{}, fmt.Errorf("iteration %d layer %d: %w", it.Index, l.Index, err)
 			}
+			var layerKB float64 // counted once the layer has finished
 			for i := range d.NumFlows() {
 				if f := d.Flows[i]; f.Kind == ccl.KindDispatchRDMA {
-					interKB += float64(f.Bytes) / 1024
+					layerKB += float64(f.Bytes) / 1024
 				}
 			}
 			start := sched.Now()
@@ -117,10 +130,22 @@ func (o *moeRunOptions) simulateLayers(cfg *moe.Config, iters []moe.Iteration, k
 			if err := sim.Err(); err != nil {
 				return moe.Metrics{}, err
 			}
+			if guard.cause != nil {
+				// Stopped by a guard or a signal, in this layer or just as it finished.
+				if end >= 0 {
+					layerS = append(layerS, float64(end-start)/1e12)
+					interKB += layerKB
+				}
+				st.stopped, st.at = guard.cause, sched.Now()
+				st.note = fmt.Sprintf("stopped by %s after %d events at %s us simulated, in iteration %d layer %d; %d of %d layers finished",
+					st.stopped.reason, sched.Processed(), strconv.FormatFloat(st.at.Microseconds(), 'f', 3, 64), it.Index, l.Index, len(layerS), layers)
+				break layers
+			}
 			if end < 0 {
 				return moe.Metrics{}, fmt.Errorf("iteration %d layer %d: the dispatch never finished", it.Index, l.Index)
 			}
 			layerS = append(layerS, float64(end-start)/1e12)
+			interKB += layerKB
 		}
 	}
 	if fct != nil {

@@ -24,6 +24,7 @@ type moeRunOptions struct {
 	mode, topology, conf  string
 	seed                  uint64
 	chunks                int
+	limits
 }
 
 func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
@@ -38,6 +39,8 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.topology, "n", "", "event mode: SimAI topology file `TOPO` (default: a Spectrum-X fabric of the workload's GPUs, 8 per server, 400 Gb/s NICs)")
 	fs.StringVar(&o.conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
 	fs.Uint64Var(&o.seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
+	fs.Uint64Var(&o.maxEvents, "max-events", 0, "event mode: stop after `N` engine events, writing the finished layers' metrics and fct.txt marked incomplete (exit 3; SIGINT or SIGTERM: 130 or 143)")
+	fs.DurationVar(&o.maxWall, "max-wall", 0, "event mode: stop after this much wall-clock time (`DURATION`, e.g. 90s), as -max-events")
 	fs.IntVar(&o.chunks, "chunks", 1, "event mode, -plan deepep: stream every transfer in `N` pieces, each forward piece waiting only for the matching copy piece (1: whole transfers)")
 	return fs
 }
@@ -71,7 +74,11 @@ func runMoERun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "simd moe run: %v\n", err)
 		var ie inputError
-		if errors.As(err, &ie) {
+		var se stoppedError
+		switch {
+		case errors.As(err, &se):
+			return se.cause.code
+		case errors.As(err, &ie):
 			return exitBadInput
 		}
 		return exitFailure
@@ -110,6 +117,8 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		return badInputf("-w %s: %v", o.dir, err)
 	}
 	var m moe.Metrics
+	var incomplete string // a stopped event run's note
+	var stopped error
 	switch o.mode {
 	case "estimate":
 		var each func(moe.LayerResult) error
@@ -132,6 +141,11 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		}
 		model = moe.Model(0)
 		defer fmt.Fprintf(w, "  simulated %d flows, %d events in %.2f s\n", st.flows, st.events, st.wall.Seconds())
+		if st.stopped != nil {
+			incomplete = st.note
+			stopped = stoppedError{cause: st.stopped, at: st.at, note: "metrics.json and fct.txt hold the layers that finished and are marked incomplete"}
+			defer fmt.Fprintf(w, "  incomplete: %s\n", st.note)
+		}
 	default:
 		return badInputf("-mode %q: expected estimate or event", o.mode)
 	}
@@ -141,7 +155,10 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	if o.out != "" {
 		path := filepath.Join(o.out, "metrics.json")
 		err := writeFileAtomic(path, func(f *os.File) error {
-			b, err := json.MarshalIndent(m, "", "  ")
+			b, err := json.MarshalIndent(struct {
+				moe.Metrics
+				Incomplete string `json:"incomplete,omitempty"`
+			}{m, incomplete}, "", "  ")
 			if err != nil {
 				return err
 			}
@@ -152,7 +169,7 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 			return err
 		}
 	}
-	return nil
+	return stopped
 }
 
 // printMoEMetrics prints the summary as seed 000's scripts do.

@@ -13,9 +13,9 @@ import (
 // about two seconds, a line with the simulated time, the work done (plan steps of the
 // iteration, or flows of a flow file), the events per second and an estimate of the time left
 // — rewritten in place once a second on a terminal, a plain line every ten seconds otherwise.
-// It is driven by the scheduler's Watch between events, so it reads the run's state without
-// locks and costs the event loop one comparison per event (engine's BenchmarkScheduler
-// -watched variants).
+// It is driven by the run's guard (guard.go) from the scheduler's Watch between events, so it
+// reads the run's state without locks and costs the event loop one comparison per event
+// (engine's BenchmarkScheduler -watched variants).
 type progress struct {
 	w        io.Writer
 	tty      bool
@@ -34,8 +34,10 @@ type progress struct {
 	expect engine.Time
 }
 
-// watchEvents is how many events pass between two looks at the wall clock.
-const watchEvents = 1 << 16
+// watchEvents is how many events pass between two looks of a run's guard (progress, limits,
+// signals): a millisecond or two of simulation, and a clock reading per look is nothing next to
+// the events' own cost.
+const watchEvents = 1 << 12
 
 // newProgress starts reporting on w for the run on s, unless quiet.
 func newProgress(w io.Writer, quiet bool, s *engine.Scheduler, unit string, done func() (int, int)) *progress {
@@ -49,7 +51,6 @@ func newProgress(w io.Writer, quiet bool, s *engine.Scheduler, unit string, done
 		}
 	}
 	p.last = p.began
-	s.Watch(watchEvents, p.tick)
 	return p
 }
 
@@ -82,12 +83,11 @@ func (p *progress) tick() {
 	p.printed = true
 }
 
-// finish ends the report: it clears the terminal line it wrote, if any, and stops watching.
+// finish ends the report: it clears the terminal line it wrote, if any.
 func (p *progress) finish() {
 	if p == nil {
 		return
 	}
-	p.s.Watch(0, nil)
 	if p.tty && p.printed {
 		fmt.Fprintf(p.w, "\r%-100s\r", "")
 	}

@@ -16,6 +16,7 @@ func TestProgressLines(t *testing.T) {
 	steps := 0
 	p := newProgress(&buf, false, s, "steps", func() (int, int) { return steps, 4 })
 	p.firstGap, p.every = 0, 0
+	g := guardRun(s, limits{}, p)
 	for i := range 3 * watchEvents {
 		s.AtFunc(engine.Time(i)*engine.Microsecond, func() {
 			if i%watchEvents == 0 {
@@ -24,7 +25,9 @@ func TestProgressLines(t *testing.T) {
 		})
 	}
 	s.Run()
-	p.finish()
+	if g.finish() != nil {
+		t.Error("a run without limits was stopped")
+	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
@@ -34,8 +37,8 @@ func TestProgressLines(t *testing.T) {
 			t.Errorf("line %q", l)
 		}
 	}
-	if !strings.Contains(lines[0], "65.535 ms") {
-		t.Errorf("first report at %q, want the clock after 65,536 events", lines[0])
+	if !strings.Contains(lines[0], "4.095 ms") {
+		t.Errorf("first report at %q, want the clock after 4,096 events", lines[0])
 	}
 	if newProgress(&buf, true, s, "steps", nil) != nil {
 		t.Error("-quiet still reports")

@@ -133,7 +133,14 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		c.spec = pos[0]
 		var failed int
+		release := listenInterrupts() // a signal stops the runs under way cleanly and starts no more
 		failed, err = c.execute(stdout, os.Getenv)
+		stopped := interrupted()
+		release()
+		if err == nil && stopped != nil {
+			fmt.Fprintf(stderr, "simd sweep: stopped by %s; the runs under way wrote partial outputs (marked incomplete), the rest did not start\n", stopped.reason)
+			return stopped.code
+		}
 		if err == nil && failed > 0 {
 			fmt.Fprintf(stderr, "simd sweep: %d runs failed; their manifests and stderr.txt say why\n", failed)
 			return exitFailure
@@ -259,6 +266,9 @@ func (c *sweepCommand) execute(stdout io.Writer, getenv func(string) string) (in
 		}()
 	}
 	for _, r := range runs {
+		if interrupted() != nil {
+			break
+		}
 		next <- r
 	}
 	close(next)
