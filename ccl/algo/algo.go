@@ -1,7 +1,7 @@
 // Package algo names every algorithm simd can decompose a collective with, builds its flow DAG
 // and its closed-form time, and chooses one for each collective the way the user asks: SimCCL's
 // rule (the default, so that simd's flows are SimAI's), NCCL's tuning model, or an algorithm
-// forced per group kind. FootprintOf counts the flows a DAG would hold
+// forced per group kind. FootprintOf and Selector.Footprint count the flows a DAG would hold
 // (all of them, those released at once, those kept in memory, and a bound of those in flight)
 // without generating it, so that a run too large for the machine can be refused up front.
 //

@@ -488,3 +488,113 @@ func rhdCounts(op ccl.Op, p int64, c *arith) Footprint {
 	}
 	return f
 }
+
+// Footprint is Plan's footprint without the DAGs: the largest footprint of one group of the
+// given kind of layout l (field by field), the number of groups, and the first group's
+// choice. Nothing is generated: it enumerates the groups' shifts (O(groups), no list of
+// groups) and counts one group per distinct placement, at most GPUsPerServer of them.
+//
+// Every group of a kind is the first one shifted by a constant (ccl.Layout.Groups), and two
+// groups whose shifts agree modulo GPUsPerServer sit on their servers and rails alike, so they
+// get the same choice and footprint. Groups whose shifts differ modulo GPUsPerServer may not:
+// with 6 GPUs per server and TP = 4, ranks 0–3 share a server while 4–7 straddle two, so
+// under PXN the first runs the ring and the second the PXN ring, with different channel counts.
+// per is then the field-by-field maximum over every group (each group's DAG holds at most per,
+// so per.Scaled(groups) bounds them all together), and choice is still the first group's. A
+// kind with no groups of two or more ranks has no footprint (0 groups). Errors are Plan's,
+// and an invalid layout (ccl.Layout.Validate) is one.
+func (s *Selector) Footprint(l ccl.Layout, totalGPUs int, op ccl.Op, kind ccl.GroupKind, bytes int64, chunks int) (per Footprint, groups int, choice Choice, err error) {
+	if err := l.Validate(); err != nil {
+		return Footprint{}, 0, Choice{}, err
+	}
+	first := firstGroup(l, kind)
+	if first == nil {
+		return Footprint{}, 0, Choice{}, nil
+	}
+	req := ccl.Request{Op: op, GPUsPerServer: l.GPUsPerServer, TotalGPUs: totalGPUs, Bytes: bytes}
+	req.Ranks = make([]int32, len(first))
+	seen := map[int]bool{}
+	gps := l.GPUsPerServer
+	groupOffsets(l, kind, func(d int) {
+		groups++
+		if err != nil || seen[d%gps] {
+			return
+		}
+		seen[d%gps] = true
+		for i, r := range first {
+			req.Ranks[i] = int32(r + d)
+		}
+		c, e := s.Choose(op, kind, &req)
+		if e != nil {
+			err = e
+			return
+		}
+		f, e := FootprintOf(c.Algorithm, req, chunks)
+		if e != nil {
+			err = fmt.Errorf("%s %s on %s group %v: %w", c.Algorithm, op, kind, req.Ranks[:min(len(req.Ranks), 8)], e)
+			return
+		}
+		if groups == 1 {
+			choice = c
+		}
+		per = Footprint{Flows: max(per.Flows, f.Flows), Roots: max(per.Roots, f.Roots),
+			Stored: max(per.Stored, f.Stored), Width: max(per.Width, f.Width)}
+	})
+	if err != nil {
+		return Footprint{}, 0, Choice{}, err
+	}
+	return per, groups, choice, nil
+}
+
+// firstGroup is ccl.Layout.Groups(kind)[0], or nil if the kind has no groups.
+func firstGroup(l ccl.Layout, kind ccl.GroupKind) []int {
+	size := l.GroupSize(kind)
+	if size <= 1 || kind == ccl.GroupNone {
+		return nil
+	}
+	stride := map[ccl.GroupKind]int{ccl.GroupTP: 1, ccl.GroupDP: l.TP, ccl.GroupPP: l.GPUs / l.PP,
+		ccl.GroupEP: l.TP, ccl.GroupDPEP: l.EP * l.TP}[kind]
+	g := make([]int, size)
+	for i := range g {
+		g[i] = i * stride
+	}
+	return g
+}
+
+// groupOffsets calls yield with each group's shift from the first group, in the order of
+// ccl.Layout.Groups (whose construction this follows; a test holds them together).
+func groupOffsets(l ccl.Layout, kind ccl.GroupKind, yield func(d int)) {
+	stage := l.GPUs / l.PP
+	tp, dp, ep := l.TP, l.DP(), l.EP
+	if kind == ccl.GroupPP {
+		for r := range stage {
+			yield(r)
+		}
+		return
+	}
+	for s := range l.PP {
+		base := s * stage
+		switch kind {
+		case ccl.GroupTP:
+			for i := range dp {
+				yield(base + i*tp)
+			}
+		case ccl.GroupDP:
+			for k := range tp {
+				yield(base + k)
+			}
+		case ccl.GroupEP:
+			for b := range dp / ep {
+				for k := range tp {
+					yield(base + b*ep*tp + k)
+				}
+			}
+		case ccl.GroupDPEP:
+			for i := range ep {
+				for k := range tp {
+					yield(base + i*tp + k)
+				}
+			}
+		}
+	}
+}

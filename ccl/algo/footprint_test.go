@@ -329,6 +329,108 @@ func TestFootprintOverflow(t *testing.T) {
 	}
 }
 
+// groupOffsets and firstGroup follow ccl.Layout.Groups.
+func TestGroupOffsets(t *testing.T) {
+	kinds := []ccl.GroupKind{ccl.GroupTP, ccl.GroupDP, ccl.GroupPP, ccl.GroupEP, ccl.GroupDPEP, ccl.GroupNone}
+	for _, l := range []ccl.Layout{
+		{GPUs: 32, GPUsPerServer: 8, TP: 4, PP: 1, EP: 2},
+		{GPUs: 48, GPUsPerServer: 8, TP: 2, PP: 3, EP: 4},
+		{GPUs: 24, GPUsPerServer: 6, TP: 4, PP: 1, EP: 3},
+		{GPUs: 64, GPUsPerServer: 8, TP: 8, PP: 2, EP: 1},
+		{GPUs: 16, GPUsPerServer: 4, TP: 1, PP: 4, EP: 2},
+	} {
+		for _, k := range kinds {
+			groups := l.Groups(k)
+			first := firstGroup(l, k)
+			var got [][]int
+			groupOffsets(l, k, func(d int) {
+				g := make([]int, len(first))
+				for i, r := range first {
+					g[i] = r + d
+				}
+				got = append(got, g)
+			})
+			if first == nil {
+				got = nil
+			}
+			if fmt.Sprint(got) != fmt.Sprint(groups) {
+				t.Errorf("%+v %s: offsets give %v, Groups %v", l, k, got, groups)
+			}
+		}
+	}
+}
+
+// Selector.Footprint is Plan's DAGs counted: the largest of each count over the groups, their
+// number and the first group's choice — also when groups of one kind sit differently on their
+// servers and get different algorithms.
+func TestSelectorFootprint(t *testing.T) {
+	cases := []struct {
+		opt  Options
+		l    ccl.Layout
+		kind ccl.GroupKind
+		op   ccl.Op
+	}{
+		{Options{GPUType: "H100"}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 4, PP: 1, EP: 2}, ccl.GroupTP, ccl.OpAllReduce},
+		{Options{GPUType: "H100"}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 4, PP: 1, EP: 2}, ccl.GroupDP, ccl.OpAllGather},
+		{Options{GPUType: "H100", PXN: true}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 2, PP: 1, EP: 8}, ccl.GroupEP, ccl.OpAllToAll},
+		{Options{GPUType: "H100", NVLS: true}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 16, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpAllReduce},
+		{Options{GPUType: "H100"}, ccl.Layout{GPUs: 48, GPUsPerServer: 8, TP: 2, PP: 3, EP: 4}, ccl.GroupDPEP, ccl.OpReduceScatter},
+		{Options{GPUType: "H100"}, ccl.Layout{GPUs: 48, GPUsPerServer: 8, TP: 2, PP: 3, EP: 4}, ccl.GroupPP, ccl.OpAllReduce},
+		{Options{GPUType: "H100", Force: map[ccl.GroupKind]Name{ccl.GroupDP: Tree}}, ccl.Layout{GPUs: 64, GPUsPerServer: 8, TP: 2, PP: 1, EP: 1}, ccl.GroupDP, ccl.OpAllReduce},
+		// Groups that differ: 6 GPUs per server, TP 4 — ranks 0–3 on one server (ring), 4–7
+		// on two (PXN ring).
+		{Options{GPUType: "H100", PXN: true}, ccl.Layout{GPUs: 24, GPUsPerServer: 6, TP: 4, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpAllReduce},
+		{Options{Policy: PolicyNCCL, GPUType: "H100"}, ccl.Layout{GPUs: 24, GPUsPerServer: 6, TP: 4, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpAllReduce},
+		// A tree on ranks 6–11 (2 + 4 members) has more leaves than on 0–5 (one server).
+		{Options{Force: map[ccl.GroupKind]Name{ccl.GroupEP: Tree}}, ccl.Layout{GPUs: 24, GPUsPerServer: 8, TP: 1, PP: 1, EP: 6}, ccl.GroupEP, ccl.OpAllReduce},
+		{Options{GPUType: "H100"}, ccl.Layout{GPUs: 8, GPUsPerServer: 8, TP: 1, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpAllReduce},
+	}
+	differ, above := false, false
+	for _, c := range cases {
+		s, err := NewSelector(c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans, perr := s.Plan(c.l, c.l.GPUs, c.op, c.kind, 1<<20, 0)
+		per, groups, choice, ferr := s.Footprint(c.l, c.l.GPUs, c.op, c.kind, 1<<20, 0)
+		if perr != nil || ferr != nil {
+			t.Errorf("%+v %s: Plan %v, Footprint %v", c.l, c.kind, perr, ferr)
+			continue
+		}
+		var want, first Footprint
+		for i, p := range plans {
+			m := measure(p.Choice.Algorithm, p.DAG)
+			f, err := FootprintOf(p.Choice.Algorithm, ccl.Request{Op: c.op, Ranks: p.Ranks, GPUsPerServer: c.l.GPUsPerServer, TotalGPUs: c.l.GPUs, Bytes: 1 << 20}, 0)
+			if err != nil || f.Flows != int64(m.flows) {
+				t.Fatalf("%v: %+v, %v; %d flows", p.Ranks, f, err, m.flows)
+			}
+			want = Footprint{max(want.Flows, f.Flows), max(want.Roots, f.Roots), max(want.Stored, f.Stored), max(want.Width, f.Width)}
+			if i == 0 {
+				first = f
+			} else if f != first || p.Choice.Algorithm != plans[0].Choice.Algorithm {
+				differ = true
+			}
+		}
+		if per != first {
+			above = true // a later group holds more than the first in some count
+		}
+		if per != want || groups != len(plans) || (len(plans) > 0 && choice != plans[0].Choice) {
+			t.Errorf("%+v %s %s: Footprint %+v, %d groups, %s; Plan %+v, %d groups, %s", c.l, c.kind, c.op, per, groups, choice.Algorithm, want, len(plans), plans[0].Choice.Algorithm)
+		}
+	}
+	if !differ || !above {
+		t.Errorf("no case had groups of one kind with different footprints (%v) or a first group below the others (%v)", differ, above)
+	}
+	// Plan's errors: NVLS forced on a kind whose groups span servers.
+	s, _ := NewSelector(Options{Force: map[ccl.GroupKind]Name{ccl.GroupDP: NVLS}})
+	l := ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 2, PP: 1, EP: 1}
+	_, perr := s.Plan(l, 32, ccl.OpAllReduce, ccl.GroupDP, 1<<20, 0)
+	_, _, _, ferr := s.Footprint(l, 32, ccl.OpAllReduce, ccl.GroupDP, 1<<20, 0)
+	if perr == nil || ferr == nil || perr.Error() != ferr.Error() {
+		t.Errorf("forced NVLS across servers: Plan %v, Footprint %v", perr, ferr)
+	}
+}
+
 // BenchmarkFootprintOf counts the DAGs of a 16,384-rank group (2,048 servers of 8).
 func BenchmarkFootprintOf(b *testing.B) {
 	const n = 16384
