@@ -1,7 +1,9 @@
 // Package algo names every algorithm simd can decompose a collective with, builds its flow DAG
 // and its closed-form time, and chooses one for each collective the way the user asks: SimCCL's
 // rule (the default, so that simd's flows are SimAI's), NCCL's tuning model, or an algorithm
-// forced per group kind.
+// forced per group kind. FootprintOf and Selector.Footprint count the flows a DAG would hold
+// (all of them, those released at once, those kept in memory, and a bound of those in flight)
+// without generating it, so that a run too large for the machine can be refused up front.
 //
 // Environment variables read (ccl-facts.md §1.5, simai-formats.md §1.4): AS_NVLS_ENABLE=1
 // enables NVLS for TP all-reduces on H100/H800/H20 with at least 8 ranks; AS_PXN_ENABLE=1

@@ -35,11 +35,26 @@ func Rings(req ccl.Request) ([][]int, Topology, error) {
 	if err := req.Validate(); err != nil {
 		return nil, Topology{}, fmt.Errorf("multiring: %w", err)
 	}
+	t, err := shape(&req)
+	if err != nil {
+		return nil, Topology{}, err
+	}
+	if !t.MultiServer {
+		c, err := Cycles(t.PerServer)
+		return c, t, err
+	}
+	c, aligned, err := ServerCycles(t.PerServer, t.Servers)
+	t.RailAligned = aligned
+	return c, t, err
+}
+
+// shape is the Topology Rings chooses for a valid request, RailAligned left false across
+// servers (ServerCycles decides it), or ErrShape.
+func shape(req *ccl.Request) (Topology, error) {
 	n := len(req.Ranks)
 	u := req.Servers()
 	if u == 1 {
-		c, err := Cycles(n)
-		return c, Topology{Servers: 1, PerServer: n, RailAligned: true}, err
+		return Topology{Servers: 1, PerServer: n, RailAligned: true}, nil
 	}
 	gps := int32(req.GPUsPerServer)
 	m := n / u
@@ -47,11 +62,32 @@ func Rings(req ccl.Request) ([][]int, Topology, error) {
 		// Ranks ascend, so the k-th server's GPUs are positions k·m .. k·m+m−1 when the split
 		// is even.
 		if n%u != 0 || r/gps != req.Ranks[i/m*m]/gps {
-			return nil, Topology{}, fmt.Errorf("multiring: %d GPUs on %d servers: %w", n, u, ErrShape)
+			return Topology{}, fmt.Errorf("multiring: %d GPUs on %d servers: %w", n, u, ErrShape)
 		}
 	}
-	c, aligned, err := ServerCycles(m, u)
-	return c, Topology{Servers: u, PerServer: m, MultiServer: true, RailAligned: aligned}, err
+	return Topology{Servers: u, PerServer: m, MultiServer: true}, nil
+}
+
+// RingCount is the number of rings Rings returns for a valid request (req.Validate), counted
+// without building them in O(n) time and O(1) memory: n−1 for a group inside one server, m for
+// one spread over servers with m GPUs each. It fails exactly when Rings does.
+func RingCount(req ccl.Request) (int, error) {
+	t, err := shape(&req)
+	if err != nil {
+		return 0, err
+	}
+	if !t.MultiServer {
+		if n := t.PerServer; n < 1 || n == 4 || n == 6 {
+			_, err := Cycles(n) // the error, without building anything
+			return 0, err
+		}
+		return t.PerServer - 1, nil
+	}
+	if m := t.PerServer; m == 3 || m == 5 {
+		_, _, err := ServerCycles(m, t.Servers) // Paths(m) fails before building anything
+		return 0, err
+	}
+	return t.PerServer, nil
 }
 
 // New returns the Multi-Ring DAG of a request (all-gather, reduce-scatter or all-reduce) over

@@ -137,6 +137,29 @@ func (d *chunkedDAG) Children(id ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID {
 	return buf
 }
 
+// ChunksPerChannel is the number of chunks each channel of Tree, NVLS or NVLSTree is cut into
+// for a buffer of bytes over the given channels, on a group of n ranks spanning servers servers:
+// opt.Chunks if set, else the algorithm's default: NCCL's Simple tree chunk rule for Tree
+// (treeChunks) and NCCL's 128 KiB NVLS chunk for NVLSTree, both capped at opt.MaxChunks, and
+// SimCCL's 4 for NVLS. Other algorithms are not chunked: 1.
+func ChunksPerChannel(a Algorithm, bytes int64, channels, n, servers int, opt Options) int {
+	if opt.Chunks > 0 {
+		return opt.Chunks
+	}
+	switch a {
+	case AlgoTree:
+		return treeChunks(bytes, channels, treeDepth(n, servers), opt.maxChunks())
+	case AlgoNVLS:
+		return nvlsChunks
+	case AlgoNVLSTree:
+		return chunksFor(bytes, channels, 128<<10, opt.maxChunks())
+	}
+	return 1
+}
+
+// nvlsChunks is SimCCL's number of chunks of an NVLS all-reduce.
+const nvlsChunks = 4
+
 // chunksFor is ceil(perChannel/chunk) clamped to [1, maxK].
 func chunksFor(bytes int64, channels int, chunk int64, maxK int) int {
 	per := bytes / int64(max(channels, 1))

@@ -21,10 +21,7 @@ func NVLS(req ccl.Request, opt Options) (ccl.DAG, error) {
 	if g.nsrv > 1 {
 		return nil, fmt.Errorf("NVLS: the group spans %d servers; NVLS reduces inside one server (use NVLSTree across servers)", g.nsrv)
 	}
-	K := opt.Chunks
-	if K == 0 {
-		K = 4
-	}
+	K := ChunksPerChannel(AlgoNVLS, req.Bytes, 1, g.n, g.nsrv, opt)
 	coll := collective(&req, K)
 	var b templateBuilder
 	if g.n >= 2 {
@@ -62,10 +59,7 @@ func NVLSTree(req ccl.Request, opt Options) (ccl.DAG, error) {
 	if C == 0 {
 		C = 2 * g.maxM
 	}
-	K := opt.Chunks
-	if K == 0 {
-		K = chunksFor(req.Bytes, C, 128<<10, opt.maxChunks())
-	}
+	K := ChunksPerChannel(AlgoNVLSTree, req.Bytes, C, g.n, g.nsrv, opt)
 	coll := collective(&req, C*K)
 	chans := make([]template, C)
 	for ch := range chans {

@@ -72,6 +72,14 @@ func dtree(n, r, t int) (up, d0, d1, childType int) {
 	return m(up), m(d0), m(d1), childType
 }
 
+// DoubleTree is server (or rank) r's place in tree t (0 or 1) of NCCL's double binary tree over
+// n: its parent (-1 at the root) and whether it is its parent's child 0 or child 1 (the tree
+// Tree and NVLSTree run between servers).
+func DoubleTree(n, r, t int) (parent, childType int) {
+	parent, _, _, childType = dtree(n, r, t)
+	return parent, childType
+}
+
 // rankTree is the rank-level tree of one channel: up[gi] is the group index gi sends its partial
 // result to (-1 at the root).
 //
@@ -169,10 +177,7 @@ func Tree(req ccl.Request, opt Options) (ccl.DAG, error) {
 	if C == 0 {
 		C = 2 * g.maxM
 	}
-	K := opt.Chunks
-	if K == 0 {
-		K = treeChunks(req.Bytes, C, treeDepth(g.n, g.nsrv), opt.maxChunks())
-	}
+	K := ChunksPerChannel(AlgoTree, req.Bytes, C, g.n, g.nsrv, opt)
 	chans := make([]template, C)
 	for ch := range chans {
 		chans[ch] = treeTemplate(&g, ch%2, ch/2)
