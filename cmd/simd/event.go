@@ -301,6 +301,15 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, ccOn, _ := netmodel.CCConfig(&s.conf, fab, s.o.seed) // errors are reported by newSimulator
+	est, err := s.estimateMemory(sel, s.cl.topology.NumLinks(), fab.TotalGPUs(), ccOn)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if err := s.checkMemory(est); err != nil {
+		return nil, err
+	}
+	s.log.Debug("memory estimate", zap.Int64("bytes", est.bytes), zap.String("largest", est.what))
 	sched := engine.NewScheduler()
 	pfc, err := out.open("PFC_OUTPUT_FILE", "pfc.txt")
 	if err != nil {

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"simd/ccl"
+	"simd/ccl/algo"
+	"simd/workloads"
+)
+
+// The memory guard: before an event run simulates anything it estimates the run's peak memory
+// from closed forms (ccl/algo's Footprint: the flows each distinct collective's DAG stores and
+// the flows it can have in flight, without generating it) and refuses, with the estimate, a run
+// that would need more than the machine has (or -max-memory). An all-to-all over a
+// 16,384-rank group has 268 M flows in flight at once: simd says so in a millisecond instead of
+// being killed by the kernel an hour later.
+
+// Bytes per flow, measured with bench/run's all-to-alls, whose flows are all in flight at once
+// (peak resident memory of alltoall-1024 minus alltoall-256, over the difference of their
+// flows: 1,047,552 − 65,280 flows, 778 − 57 MiB with congestion control off, 1,229 − 102 MiB
+// with DCQCN). They cover the flow's DAG entry, its network state and the runner's records.
+const (
+	bytesPerFlowMaxMin = 770
+	bytesPerFlowCC     = 1200
+	// bytesPerStoredFlow is a flow kept by a generated DAG that is not running: its ccl.Flow
+	// record and its parent and child ids.
+	bytesPerStoredFlow = 64
+	// bytesBase is the runtime, the fabric and its router (the 128-GPU ring all-reduce of
+	// bench/run peaks at 11 MiB), and bytesPerLink what each link adds (the 16,384-GPU fabric).
+	bytesBase    = 16 << 20
+	bytesPerLink = 400
+)
+
+// memoryEstimate is an event run's estimated peak memory and what dominates it.
+type memoryEstimate struct {
+	bytes int64
+	what  string // the largest part, in words
+}
+
+// estimateMemory estimates the peak memory of running w on the fabric: every distinct
+// collective's plans stay generated for the run (they are shared by every collective like
+// them), and the largest collective's flows in flight at once.
+func (s *session) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bool) (memoryEstimate, error) {
+	perFlow := int64(bytesPerFlowMaxMin)
+	if cc {
+		perFlow = bytesPerFlowCC
+	}
+	type key struct {
+		op    ccl.Op
+		group ccl.GroupKind
+		bytes uint64
+	}
+	seen := map[key]bool{}
+	var stored, widest int64
+	var widestWhat string
+	for i := range s.w.Layers {
+		for ph := workloads.Fwd; ph <= workloads.WG; ph++ {
+			c := s.w.Collective(s.layout, i, ph)
+			k := key{c.Op, c.Group, c.Bytes}
+			if c.Op == ccl.OpNone || c.Group == ccl.GroupNone || c.GroupSize <= 1 || seen[k] {
+				continue
+			}
+			seen[k] = true
+			fp, groups, choice, err := sel.Footprint(s.layout, totalGPUs, c.Op, c.Group, int64(c.Bytes), s.o.chunks)
+			if err != nil {
+				return memoryEstimate{}, err
+			}
+			g := int64(groups)
+			if fp.Stored > (1<<62)/max(g, 1) || fp.Width > (1<<62)/max(g, 1) {
+				return memoryEstimate{bytes: 1 << 62, what: fmt.Sprintf("%s %s on %d %s groups of %d ranks: more flows than int64 counts", choice.Algorithm, c.Op, groups, c.Group, c.GroupSize)}, nil
+			}
+			stored = satAdd(stored, fp.Stored*g)
+			if w := fp.Width * g; w > widest {
+				widest = w
+				widestWhat = fmt.Sprintf("%s %s of %s on %d %s groups of %d ranks: %d flows in flight at ~%d B each", choice.Algorithm, c.Op, fmtBytes(int64(c.Bytes)), groups, c.Group, c.GroupSize, w, perFlow)
+			}
+		}
+	}
+	est := memoryEstimate{what: widestWhat}
+	est.bytes = satAdd(bytesBase+int64(links)*bytesPerLink, satMul(stored, bytesPerStoredFlow))
+	est.bytes = satAdd(est.bytes, satMul(widest, perFlow))
+	if satMul(stored, bytesPerStoredFlow) > satMul(widest, perFlow) {
+		est.what = fmt.Sprintf("%d flows of generated collective plans at ~%d B each", stored, bytesPerStoredFlow)
+	}
+	return est, nil
+}
+
+// checkMemory refuses a run whose estimate exceeds the limit: -max-memory, or the memory
+// available to simd.
+func (s *session) checkMemory(est memoryEstimate) error {
+	limit, source := int64(s.o.maxMemory), "-max-memory"
+	if limit == 0 {
+		var ok bool
+		if limit, source, ok = availableMemory(); !ok {
+			return nil // unknown (not Linux): no guard
+		}
+	}
+	if est.bytes <= limit {
+		return nil
+	}
+	return badInputf("the run would need about %s of memory (%s), more than the %s %s allows; a smaller group or -max-memory BYTES (at your own risk) changes that",
+		fmtBytes(est.bytes), est.what, fmtBytes(limit), source)
+}
+
+// availableMemory is what the machine can give simd: /proc/meminfo's MemAvailable, or the
+// cgroup's limit minus its usage if lower (a container's limit is what the kernel enforces).
+func availableMemory() (int64, string, bool) {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, "", false
+	}
+	var avail int64 = -1
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
+			f := strings.Fields(v)
+			if len(f) >= 1 {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					avail = kb << 10
+				}
+			}
+		}
+	}
+	if avail < 0 {
+		return 0, "", false
+	}
+	source := "memory available (MemAvailable)"
+	for _, c := range []struct{ limit, usage string }{
+		{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
+		{"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"},
+	} {
+		lim, ok1 := readInt(c.limit)
+		use, ok2 := readInt(c.usage)
+		if ok1 && ok2 && lim-use < avail {
+			avail, source = max(lim-use, 0), "memory left under the cgroup's limit"
+		}
+	}
+	return avail, source, true
+}
+
+func readInt(path string) (int64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64) // "max" fails: no limit
+	return v, err == nil
+}
+
+func satAdd(a, b int64) int64 {
+	if a > (1<<62) || b > (1<<62) || a+b > 1<<62 {
+		return 1 << 62
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > (1<<62)/a {
+		return 1 << 62
+	}
+	return a * b
+}
+
+// fmtBytes writes a byte count in binary units: 1.5 GiB, 768 MiB.
+func fmtBytes(b int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, u := float64(b), 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	if u == 0 {
+		return strconv.FormatInt(b, 10) + " B"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[u]
+}
