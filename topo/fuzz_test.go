@@ -43,6 +43,9 @@ func FuzzParse(f *testing.F) {
 		if err := topo.Validate(); err != nil {
 			t.Fatalf("Parse accepted a topology Validate refuses: %v", err)
 		}
+		if err := topo.CheckStructure(); err != nil {
+			t.Fatalf("Parse accepted a topology CheckStructure refuses: %v", err)
+		}
 		if _, err := topo.ServerBandwidth(); err != nil {
 			t.Fatalf("ServerBandwidth: %v", err)
 		}

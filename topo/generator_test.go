@@ -497,11 +497,14 @@ func TestWiringCounts(t *testing.T) {
 	}
 }
 
-// checkTopology: Validate passes and Write → Parse gives the topology back.
+// checkTopology: Validate and CheckStructure pass and Write → Parse gives the topology back.
 func checkTopology(t *testing.T, name string, topo *Topology) {
 	t.Helper()
 	if err := topo.Validate(); err != nil {
 		t.Errorf("%s: Validate: %v", name, err)
+	}
+	if err := topo.CheckStructure(); err != nil {
+		t.Errorf("%s: CheckStructure: %v", name, err)
 	}
 	if !topo.GPUsFirst() {
 		t.Errorf("%s: GPUs are not the first ids", name)

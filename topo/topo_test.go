@@ -285,9 +285,9 @@ func TestNumServers(t *testing.T) {
 		in   string
 		want int
 	}{
-		{"2 1 0 0 0 X\n", 2},
-		{"3 2 0 0 0 X\n", 2},
-		{"2 9223372036854775807 0 0 0 X\n", 1}, // no overflow
+		{"2 1 0 0 1 X\n\n0 1 1Gbps 0 0\n", 2},
+		{"3 2 0 0 2 X\n\n0 1 1Gbps 0 0\n1 2 1Gbps 0 0\n", 2},
+		{"2 9223372036854775807 0 0 1 X\n\n0 1 1Gbps 0 0\n", 1}, // no overflow
 	} {
 		if got := mustParse(t, []byte(c.in), "x").NumServers(); got != c.want {
 			t.Errorf("%q: NumServers = %d, want %d", c.in, got, c.want)
