@@ -1,7 +1,6 @@
 package topo
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -33,14 +32,8 @@ func TestServerBandwidthSimAIFiles(t *testing.T) {
 			t.Errorf("%s: ServerBandwidth = %+v, want %+v", name, got, w)
 		}
 	}
-	for _, f := range simaiFiles { // the testdata copies of the generated files
-		check("testdata", f.name)
-	}
-	if _, err := os.Stat(outsideDir); err != nil {
-		t.Skipf("shared SimAI inputs not available: %v", err)
-	}
-	for _, name := range outsideFiles(t) {
-		check(outsideDir, name)
+	for _, name := range simaiTopologyFiles(t) {
+		check("testdata", name)
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// simaiFiles are the six files of the shared input set that SimAI's generator wrote, with the
-// flags that produced them (simai-inputs/README.md), as options set on top of the defaults.
+// simaiFiles are the six files of testdata that SimAI's generator (gen_Topo_Template.py) wrote,
+// with the flags that produced them, as options set on top of the defaults.
 var simaiFiles = []struct {
 	name    string
 	topo    string
