@@ -56,30 +56,6 @@ func TestParseSimAIAndAICBFiles(t *testing.T) {
 	}
 }
 
-// The same files in the shared input folder, when it is present next to the checkout.
-func TestParseSharedInputs(t *testing.T) {
-	dirs := []string{"../../shared/simai-inputs/aicb-workloads", "../../shared/simai-inputs/simai-example"}
-	found := 0
-	for _, d := range dirs {
-		files, _ := filepath.Glob(filepath.Join(d, "*.txt"))
-		for _, f := range files {
-			found++
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := ParseWith(bytes.NewReader(data), f, ParseOptions{AllowShortCount: true}); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	if found == 0 {
-		t.Skip("shared SimAI inputs not present")
-	}
-}
-
-// L65B-M1-C05's count line announces 839 records and the file holds 33: refused by default,
-// read with AllowShortCount; a record cut in the middle is refused either way.
 func TestShortCount(t *testing.T) {
 	data, _ := os.ReadFile("testdata/aicb/L65B-M1-C05_Llama65B_megatron_tp8_pp1_mbs1_A100.txt")
 	_, _, err := Parse(bytes.NewReader(data), "l65b")
@@ -220,6 +196,43 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("got %s:%d field %q (%v); want line %d field %q", le.File, le.Line, le.Field, err, c.wantLine, c.wantField)
 			}
 		})
+	}
+}
+
+// Sizes and times: negative ones, and times whose sum over an iteration leaves the clock's range.
+func TestParseRefusesSizes(t *testing.T) {
+	const big = "4503599627370496" // 2^52 ns: the largest time; two fit an iteration, three do not
+	rec := func(name, fwd string) string { return name + " -1 " + fwd + " NONE 0 1 NONE 0 1 NONE 0 1\n" }
+	for _, c := range []struct{ name, text, want string }{
+		{"negative size", "MICRO\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE -4096 1\n",
+			`w.txt:3: wg comm size: -4096 is negative (layer "l")`},
+		{"negative update time", "MICRO\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 4096 -1\n",
+			`w.txt:3: update time: -1 is negative (layer "l")`},
+		{"negative pp_comm", "HYBRID_TRANSFORMER pp: 2 pp_comm: -8\n1\n" + rec("l", "1"),
+			`w.txt:1: pp_comm: -8 is not a valid byte count`},
+		{"size above 2^52", "MICRO\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 4503599627370497 1\n",
+			`w.txt:3: wg comm size: 4503599627370497 is larger than simd accepts (4503599627370496) (layer "l")`},
+		{"compute times past the clock", "HYBRID_TRANSFORMER\n3\n" + rec("a", big) + rec("b", big) + rec("c", big),
+			`w.txt:5: fwd compute time: 4503599627370496 ns: the compute and update times of one iteration add up to more than 9223372036854775807 ps (about 106 days, simd's clock range) at layer "c"`},
+		{"update times past the clock", "MICRO\n3\n" + strings.Repeat("u -1 0 NONE 0 0 NONE 0 0 ALLREDUCE 8 "+big+"\n", 3),
+			`w.txt:5: update time: 4503599627370496 ns: the compute and update times of one iteration add up to more than 9223372036854775807 ps (about 106 days, simd's clock range) at layer "u"`},
+		// A recomputed forward pass counts again: two layers of 2^52 ns fit (below), but not
+		// when the first is recomputed.
+		{"recomputation past the clock", "HYBRID_TRANSFORMER_FWD_IN_BCKWD checkpoints: 1 0 checkpoint_initiates: 1 1\n2\n" + rec("a", big) + rec("b", big),
+			`w.txt:3: fwd compute time: 4503599627370496 ns: the compute and update times of one iteration add up to more than 9223372036854775807 ps (about 106 days, simd's clock range) at layer "a"`},
+	} {
+		_, _, err := Parse(strings.NewReader(c.text), "w.txt")
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+	// Two times of 2^52 ns fit.
+	if _, _, err := Parse(strings.NewReader("HYBRID_TRANSFORMER\n2\n"+rec("a", big)+rec("b", big)), "w.txt"); err != nil {
+		t.Error(err)
 	}
 }
 
