@@ -94,6 +94,21 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// A spec may not expand into more than MaxRuns runs; the count is multiplied without overflow.
+func TestParseTooManyRuns(t *testing.T) {
+	spec := func(workloads, topologies int) string {
+		return "workloads: [" + strings.Repeat("a, ", workloads-1) + "a]\n" +
+			"topologies: [" + strings.Repeat("{file: t}, ", topologies-1) + "{file: t}]\n"
+	}
+	if _, err := Parse([]byte(spec(1024, 1024)), "s.yaml"); err != nil {
+		t.Errorf("exactly MaxRuns: %v", err)
+	}
+	want := "s.yaml:1: 1025 workloads × 1024 topologies × 1 overrides × 1 modes is more than the 1048576 runs a sweep may have"
+	if _, err := Parse([]byte(spec(1025, 1024)), "s.yaml"); err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
 func TestExpandOrder(t *testing.T) {
 	s, err := Parse([]byte(issueSpec), "spec.yaml")
 	if err != nil {
