@@ -258,33 +258,51 @@ func TestTrailingTextIgnoredWithWarning(t *testing.T) {
 	}
 }
 
-// FuzzParse: the parser never panics, every error is a *lex.Error, and a parsed workload has the
-// layer count its count line announced.
+// FuzzParse: the parser never panics; every error is a *lex.Error naming the file, a line of it
+// and a field; a parsed workload keeps its sizes within bounds and its plan refers only to its
+// layers. The seeds are every SimAI and AICB workload file in testdata and the shipped examples.
+//
+//	go test -run '^$' -fuzz FuzzParse -fuzztime 60s ./workloads
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/aicb/*.txt")
+	if len(files) != 10 {
+		f.Fatalf("expected AICB's 10 workload files in testdata/aicb, found %d", len(files))
+	}
 	for _, name := range files {
 		data, err := os.ReadFile(name)
-		if err == nil && len(data) < 8192 {
-			f.Add(data)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(data)
 	}
-	micro, _ := configs.ExampleWorkload("microAllReduce.txt")
-	f.Add(micro)
+	for _, name := range configs.ExampleWorkloadNames() {
+		data, _ := configs.ExampleWorkload(name)
+		f.Add(data)
+	}
 	f.Add([]byte("HYBRID_CUSTOMIZED checkpoints: 1 0\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1 DATA\n"))
 	f.Add([]byte("HYBRID_DLRM DLRM_LAST_BOTTOM_LAYER: 0\n1\nl -1 1 ALLTOALL 10 1 NONE 0 1 NONE 0 1\r\n"))
+	f.Add([]byte("HYBRID_TRANSFORMER_FWD_IN_BCKWD checkpoints: 1 0 checkpoint_initiates: 1 1\n2\na -1 4503599627370496 NONE 0 1 NONE 0 1 NONE 0 1\nb -1 4503599627370496 NONE 0 1 NONE 0 1 NONE 0 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, _, err := Parse(bytes.NewReader(data), "fuzz")
 		if err != nil {
-			if !lex.IsInputError(err) {
+			var le *lex.Error
+			if !errors.As(err, &le) {
 				t.Fatalf("error is not a *lex.Error: %v", err)
+			}
+			if lines := bytes.Count(data, []byte("\n")) + 1; le.File != "fuzz" || le.Line < 1 || le.Line > lines || le.Field == "" {
+				t.Fatalf("error %q does not name the file, a line of its %d and a field", err, lines)
 			}
 			return
 		}
-		_ = w.Plan()
+		for _, st := range w.Plan() {
+			if st.Layer < 0 || int(st.Layer) >= max(len(w.Layers), 1) {
+				t.Fatalf("plan step %+v outside the %d layers", st, len(w.Layers))
+			}
+		}
 		for i := range w.Layers {
 			for ph := Fwd; ph <= WG; ph++ {
-				if w.Layers[i].Phases[ph].Comm.Bytes > maxBytes {
-					t.Fatalf("size above the bound accepted")
+				if w.Layers[i].Phases[ph].Comm.Bytes > maxBytes || w.Layers[i].Phases[ph].ComputeNs > maxComputeNs {
+					t.Fatalf("size or time above the bound accepted")
 				}
 			}
 		}

@@ -283,8 +283,8 @@ func TestNetworkColumns(t *testing.T) {
 	}
 }
 
-// FuzzParse: a spec either parses or is refused with an error naming the file; it never panics,
-// and a spec that parses expands into runs without panicking either.
+// FuzzParse: a spec either parses or is refused with an *Error naming the file and a line; it
+// never panics, and a spec that parses expands into at most MaxRuns runs, numbered in order.
 //
 //	go test -run '^$' -fuzz FuzzParse -fuzztime 60s ./workloads/sweep
 func FuzzParse(f *testing.F) {
@@ -295,20 +295,27 @@ func FuzzParse(f *testing.F) {
 		"topologies: [{topo: X, g: }]\n",
 		"- a\n- b\n",
 		"workloads: [a]\nunknown: 1\n",
+		"workloads: [a, b]\ntopologies: [{file: t}, {file: u}]\noverrides: [{CC_MODE: 0}, {CC_MODE: 1}]\nmodes: [analytical, event, compare]\n",
 	} {
 		f.Add([]byte(seed))
 	}
+	shipped, err := os.ReadFile("../../configs/sweep/spec.yaml") // the example spec simd ships
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(shipped)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := Parse(data, "spec.yaml")
 		if err != nil {
-			if !strings.Contains(err.Error(), "spec.yaml") {
-				t.Fatalf("error %q does not name the file", err)
+			var se *Error
+			if !errors.As(err, &se) || se.File != "spec.yaml" || se.Line < 1 {
+				t.Fatalf("error %q is not an *Error naming the file and a line", err)
 			}
 			return
 		}
 		runs := spec.Expand()
 		want := len(spec.Workloads) * max(len(spec.Topologies), 1) * max(len(spec.Overrides), 1) * max(len(spec.Modes), 1)
-		if len(runs) != want {
+		if want > MaxRuns || len(runs) != want {
 			t.Fatalf("%d runs for %+v, want %d", len(runs), spec, want)
 		}
 		for k, r := range runs {
