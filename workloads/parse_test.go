@@ -289,7 +289,9 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &le) {
 				t.Fatalf("error is not a *lex.Error: %v", err)
 			}
-			if lines := bytes.Count(data, []byte("\n")) + 1; le.File != "fuzz" || le.Line < 1 || le.Line > lines || le.Field == "" {
+			// A line of the file, or the one just past its end where a missing line was due
+			// (testdata/fuzz/FuzzParse/ead882c88e3b2b4b: a file of one line lacks the count line 2).
+			if lines := bytes.Count(data, []byte("\n")) + 1; le.File != "fuzz" || le.Line < 1 || le.Line > lines+1 || le.Field == "" {
 				t.Fatalf("error %q does not name the file, a line of its %d and a field", err, lines)
 			}
 			return
