@@ -118,7 +118,7 @@ func (t *Topology) CheckStructure() error {
 
 func (t *Topology) checkStructure() *StructureError {
 	n := len(t.Kinds)
-	// Duplicates: every link is listed under its lower end (compressed sparse rows); a node's
+	// Repeated pairs: every link is listed under its lower end (compressed sparse rows); a node's
 	// list then has a repeated upper end exactly when two links join the same pair. seen[v]
 	// holds 1 + the link that last reached v from the node being scanned.
 	start := make([]int32, n+1)
