@@ -104,6 +104,10 @@ func TestParseBusBWErrors(t *testing.T) {
 	}
 }
 
+// FuzzParseBusBW: seeded with SimAI's example busbw.yaml; never panics; an error is a *lex.Error naming
+// the file and a line of it; what is accepted holds values in range.
+//
+//	go test -run '^$' -fuzz FuzzParseBusBW -fuzztime 60s ./configs
 func FuzzParseBusBW(f *testing.F) {
 	if data, err := os.ReadFile("testdata/busbw.yaml"); err == nil {
 		f.Add(data)
@@ -114,8 +118,12 @@ func FuzzParseBusBW(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := ParseBusBW(bytes.NewReader(data), "fuzz.yaml")
 		if err != nil {
-			if !lex.IsInputError(err) {
+			var le *lex.Error
+			if !errors.As(err, &le) {
 				t.Fatalf("error %v is %T, not *lex.Error", err, err)
+			}
+			if lines := bytes.Count(data, []byte("\n")) + 1; le.File != "fuzz.yaml" || le.Line < 0 || le.Line > lines {
+				t.Fatalf("error %q does not name the file and a line of its %d", err, lines)
 			}
 			return
 		}

@@ -173,6 +173,10 @@ func TestParseRatioCSVErrors(t *testing.T) {
 	}
 }
 
+// FuzzParseRatioCSV: seeded with SimAI's three shipped ratio tables; never panics; an error is a *lex.Error naming
+// the file and a line of it; what is accepted holds values in range.
+//
+//	go test -run '^$' -fuzz FuzzParseRatioCSV -fuzztime 60s ./configs
 func FuzzParseRatioCSV(f *testing.F) {
 	for _, name := range []string{"nic_ratio.csv", "nvlink_ratio.csv", "ata_ratio.csv"} {
 		text, _ := ShippedRatioText(name)
@@ -183,8 +187,12 @@ func FuzzParseRatioCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tab, err := ParseRatioCSV(bytes.NewReader(data), "fuzz.csv")
 		if err != nil {
-			if !lex.IsInputError(err) {
+			var le *lex.Error
+			if !errors.As(err, &le) {
 				t.Fatalf("error %v is %T, not *lex.Error", err, err)
+			}
+			if lines := bytes.Count(data, []byte("\n")) + 1; le.File != "fuzz.csv" || le.Line < 0 || le.Line > lines {
+				t.Fatalf("error %q does not name the file and a line of its %d", err, lines)
 			}
 			return
 		}

@@ -439,6 +439,10 @@ func TestParseSimAIConfReadError(t *testing.T) {
 	}
 }
 
+// FuzzParseSimAIConf: seeded with SimAI's shipped SimAI.conf; an error names the file, the key
+// and a line of the file; an accepted config holds values in range.
+//
+//	go test -run '^$' -fuzz FuzzParseSimAIConf -fuzztime 60s ./configs
 func FuzzParseSimAIConf(f *testing.F) {
 	f.Add(ShippedSimAIConfText())
 	for _, s := range []string{
@@ -463,6 +467,9 @@ func FuzzParseSimAIConf(f *testing.F) {
 			}
 			if le.File != "fuzz.conf" || le.Field == "" {
 				t.Fatalf("error %q does not name file and key", err)
+			}
+			if lines := bytes.Count(data, []byte("\n")) + 1; le.Line < 0 || le.Line > lines {
+				t.Fatalf("error %q names line %d of %d", err, le.Line, lines)
 			}
 			return
 		}

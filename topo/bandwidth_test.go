@@ -1,7 +1,6 @@
 package topo
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -33,14 +32,8 @@ func TestServerBandwidthSimAIFiles(t *testing.T) {
 			t.Errorf("%s: ServerBandwidth = %+v, want %+v", name, got, w)
 		}
 	}
-	for _, f := range simaiFiles { // the testdata copies of the generated files
-		check("testdata", f.name)
-	}
-	if _, err := os.Stat(outsideDir); err != nil {
-		t.Skipf("shared SimAI inputs not available: %v", err)
-	}
-	for _, name := range outsideFiles(t) {
-		check(outsideDir, name)
+	for _, name := range simaiTopologyFiles(t) {
+		check("testdata", name)
 	}
 }
 
@@ -62,12 +55,11 @@ func TestServerBandwidthSynthetic(t *testing.T) {
 		{"links written switch first",
 			"3 1 0 1 2 H100\n2 \n2 0 200Gbps 1ns 0\n2 1 400Gbps 1ns 0\n",
 			ServerBandwidth{2, 1, "H100", 0, 25, 1}},
-		{"no links at all", "2 1 0 0 0 X\n\n", ServerBandwidth{2, 1, "X", 0, 0, 0}},
 		{"GPU 0 without a NIC takes its server's",
 			"4 2 1 1 3 H100\n2 3 \n0 2 2880Gbps 1ns 0\n1 2 2880Gbps 1ns 0\n1 3 400Gbps 1ns 0\n",
 			ServerBandwidth{2, 2, "H100", 360, 50, 1}},
 		{"GPUs not first: server 0 is the lowest GPU ids",
-			"5 2 0 1 3 H100\n0 \n1 2 900Gbps 1ns 0\n1 0 200Gbps 1ns 0\n3 0 400Gbps 1ns 0\n",
+			"5 2 0 1 4 H100\n0 \n1 2 900Gbps 1ns 0\n1 0 200Gbps 1ns 0\n3 0 400Gbps 1ns 0\n4 0 400Gbps 1ns 0\n",
 			ServerBandwidth{4, 2, "H100", 112.5, 25, 1}},
 		{"gps larger than the GPU count",
 			"3 8 0 1 2 H100\n2 \n0 2 400Gbps 1ns 0\n1 2 400Gbps 1ns 0\n",
@@ -79,6 +71,12 @@ func TestServerBandwidthSynthetic(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%s: ServerBandwidth = %+v, %v; want %+v", c.name, got, err, c.want)
 		}
+	}
+	// Parse refuses a file without links (its GPUs reach no other GPU); a topology built in
+	// memory may have none.
+	bare := &Topology{GPUsPerServer: 1, GPUType: "X", Kinds: []NodeKind{GPU, GPU}}
+	if got, err := bare.ServerBandwidth(); err != nil || got != (ServerBandwidth{2, 1, "X", 0, 0, 0}) {
+		t.Errorf("no links at all: ServerBandwidth = %+v, %v", got, err)
 	}
 	for name, topo := range map[string]*Topology{
 		"no nodes":    {GPUsPerServer: 1},

@@ -2,29 +2,23 @@ package topo
 
 import (
 	"bytes"
-	"os"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"simd/configs/lex"
 )
 
-// FuzzParse: Parse never panics, and whatever it accepts writes back into a file that parses
-// to the same topology and writes back identically.
+// FuzzParse: Parse never panics; an error names the file (and a line, except for a file that is
+// empty or lacks links); whatever it accepts passes Validate and CheckStructure and writes back
+// into a file that parses to the same topology and writes back identically.
+//
+//	go test -run '^$' -fuzz FuzzParse -fuzztime 60s ./topo
 func FuzzParse(f *testing.F) {
-	for _, dir := range []string{"testdata", outsideDir} {
-		ents, err := os.ReadDir(dir) // the shared inputs may be absent: then only testdata seeds
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if !e.Type().IsRegular() {
-				continue
-			}
-			if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil {
-				f.Add(b)
-			}
-		}
+	for _, name := range simaiTopologyFiles(f) { // SimAI's seven topology files
+		f.Add(readFile(f, filepath.Join("testdata", name)))
 	}
 	f.Add([]byte(small))
 	f.Add([]byte(strings.ReplaceAll(small, "\n", "\r\n")))
@@ -38,10 +32,20 @@ func FuzzParse(f *testing.F) {
 			if topo != nil {
 				t.Fatal("a topology came back with an error")
 			}
+			var le *lex.Error
+			if !errors.As(err, &le) || le.File != "fuzz" {
+				t.Fatalf("error %v is not a *lex.Error naming the file", err)
+			}
+			if lines := bytes.Count(data, []byte("\n")) + 1; le.Line < 0 || le.Line > lines {
+				t.Fatalf("error %v names line %d of a file of %d lines", err, le.Line, lines)
+			}
 			return
 		}
 		if err := topo.Validate(); err != nil {
 			t.Fatalf("Parse accepted a topology Validate refuses: %v", err)
+		}
+		if err := topo.CheckStructure(); err != nil {
+			t.Fatalf("Parse accepted a topology CheckStructure refuses: %v", err)
 		}
 		if _, err := topo.ServerBandwidth(); err != nil {
 			t.Fatalf("ServerBandwidth: %v", err)

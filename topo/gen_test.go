@@ -3,7 +3,6 @@ package topo
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -27,9 +26,8 @@ func TestSpectrumXGolden(t *testing.T) {
 	}
 }
 
-// TestRailOptiH20Golden: gen_Topo_Template.py --ro -g 16 -gt H20 -bw 200Gbps -nvbw 2400Gbps.
-// The file is not in testdata; its SHA-256 is, and the file itself is compared when the shared
-// inputs are present.
+// TestRailOptiH20Golden: gen_Topo_Template.py --ro -g 16 -gt H20 -bw 200Gbps -nvbw 2400Gbps,
+// compared with SimAI's file in testdata and with its SHA-256.
 func TestRailOptiH20Golden(t *testing.T) {
 	const name = "Rail_Opti_SingleToR_16g_8gps_200Gbps_H20"
 	const sum = "61f214503327777c69c40a6ae70019eaba8665cab36a162af26ea161a29370a0"
@@ -46,10 +44,7 @@ func TestRailOptiH20Golden(t *testing.T) {
 	if hex.EncodeToString(h[:]) != sum {
 		t.Errorf("SHA-256 of the built file is %x, want %s", h, sum)
 	}
-	want, err := os.ReadFile(filepath.Join(outsideDir, name))
-	if err != nil {
-		t.Skipf("shared SimAI inputs not available: %v", err)
-	}
+	want := readFile(t, filepath.Join("testdata", name))
 	if got != string(want) {
 		t.Errorf("built file differs: %s", firstDiff(got, string(want)))
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// simaiFiles are the six files of the shared input set that SimAI's generator wrote, with the
-// flags that produced them (simai-inputs/README.md), as options set on top of the defaults.
+// simaiFiles are the six files of testdata that SimAI's generator (gen_Topo_Template.py) wrote,
+// with the flags that produced them, as options set on top of the defaults.
 var simaiFiles = []struct {
 	name    string
 	topo    string
@@ -497,11 +497,14 @@ func TestWiringCounts(t *testing.T) {
 	}
 }
 
-// checkTopology: Validate passes and Write → Parse gives the topology back.
+// checkTopology: Validate and CheckStructure pass and Write → Parse gives the topology back.
 func checkTopology(t *testing.T, name string, topo *Topology) {
 	t.Helper()
 	if err := topo.Validate(); err != nil {
 		t.Errorf("%s: Validate: %v", name, err)
+	}
+	if err := topo.CheckStructure(); err != nil {
+		t.Errorf("%s: CheckStructure: %v", name, err)
 	}
 	if !topo.GPUsFirst() {
 		t.Errorf("%s: GPUs are not the first ids", name)

@@ -24,8 +24,10 @@ const maxInterned = 1 << 12
 // ends too early; of the header's link_num when links are missing) and the field: "header
 // node_num" ... "header gpu_type", "nvswitch id list", "switch id list", or "link N src",
 // "link N dst", "link N rate", "link N delay", "link N error_rate" with N counted from 1 ("link
-// N" alone for an unexpected link after the last one). A failure to read r is returned wrapped,
-// not as a *lex.Error.
+// N" alone for an unexpected link after the last one, or for a link that joins the same two
+// nodes as an earlier one). A GPU that reaches no other GPU over the links (when there are
+// several) is refused too, naming the GPU and the lines of its links, without a field (see
+// CheckStructure). A failure to read r is returned wrapped, not as a *lex.Error.
 //
 // Parse checks the header against MaxNodes and MaxLinks before it allocates anything and grows
 // the link list as links arrive, so memory follows the size of the input, not what its header
@@ -43,6 +45,7 @@ type parser struct {
 	s        *lex.Scanner
 	file     string
 	lastLine int // line of the last token read
+	linkLine int // line of the src of the link being read
 	tokens   int // tokens read so far
 
 	rates  map[string]rateVal
@@ -198,12 +201,14 @@ func (p *parser) parse() (*Topology, error) {
 	p.rates = make(map[string]rateVal)
 	p.delays = make(map[string]delayVal)
 	p.errs = make(map[string]errVal)
+	lines := make([]int32, 0, min(linkNum, 1<<12)) // the line of each link's src
 	for i := 1; i <= linkNum; i++ {
-		l, err := p.link(i, nodeNum, linkNum, hdrLine[4])
+		l, line, err := p.link(i, nodeNum, linkNum, hdrLine[4])
 		if err != nil {
 			return nil, err
 		}
 		t.Links = append(t.Links, l)
+		lines = append(lines, int32(line))
 	}
 
 	// Nothing may follow the last link.
@@ -214,6 +219,17 @@ func (p *parser) parse() (*Topology, error) {
 	if ok {
 		return nil, p.errf(tok.Line, fmt.Sprintf("link %d", linkNum+1),
 			"the header says %d links, but the file goes on with %q (expected the end of the file)", linkNum, tok.Text)
+	}
+	if e := t.checkStructure(); e != nil {
+		lineOf := func(i int) int { return int(lines[i]) }
+		if e.Link >= 0 {
+			return nil, p.errf(lineOf(e.Link), fmt.Sprintf("link %d", e.Link+1), "%s", e.message(lineOf))
+		}
+		line := 0
+		if len(e.GPULinks) > 0 {
+			line = lineOf(e.GPULinks[0])
+		}
+		return nil, p.errf(line, "", "%s", e.message(lineOf))
 	}
 	return t, nil
 }
@@ -245,8 +261,13 @@ func (p *parser) nodeID(tok lex.Token, field string, n int) (int32, error) {
 // linkFields are the five fields of a link line.
 var linkFields = [5]string{"src", "dst", "rate", "delay", "error_rate"}
 
-// link reads link i (1-based) of linkNum.
-func (p *parser) link(i, nodeNum, linkNum, linkNumLine int) (Link, error) {
+// link reads link i (1-based) of linkNum; it returns the link and the line of its src.
+func (p *parser) link(i, nodeNum, linkNum, linkNumLine int) (Link, int, error) {
+	l, err := p.linkFields(i, nodeNum, linkNum, linkNumLine)
+	return l, p.linkLine, err
+}
+
+func (p *parser) linkFields(i, nodeNum, linkNum, linkNumLine int) (Link, error) {
 	var l Link
 	var toks [5]lex.Token
 	for f := range toks {
@@ -264,6 +285,7 @@ func (p *parser) link(i, nodeNum, linkNum, linkNumLine int) (Link, error) {
 		}
 		toks[f] = tok
 	}
+	p.linkLine = toks[0].Line
 	field := func(f int) string { return fmt.Sprintf("link %d %s", i, linkFields[f]) }
 
 	src, err := p.nodeID(toks[0], field(0), nodeNum)

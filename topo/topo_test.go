@@ -12,16 +12,13 @@ import (
 	"simd/engine"
 )
 
-// outsideDir holds the SimAI topology files of the shared input set; tests that need it skip
-// when it is absent (a clean clone).
-const outsideDir = "../../shared/simai-inputs/topo"
-
-// outsideFiles returns the names of the files in outsideDir, or skips t.
-func outsideFiles(t testing.TB) []string {
+// simaiTopologyFiles lists testdata: SimAI's shipped topology files, the six its generator writes and a
+// hand-made historical one.
+func simaiTopologyFiles(t testing.TB) []string {
 	t.Helper()
-	ents, err := os.ReadDir(outsideDir)
+	ents, err := os.ReadDir("testdata")
 	if err != nil {
-		t.Skipf("shared SimAI inputs not available: %v", err)
+		t.Fatal(err)
 	}
 	var names []string
 	for _, e := range ents {
@@ -29,8 +26,8 @@ func outsideFiles(t testing.TB) []string {
 			names = append(names, e.Name())
 		}
 	}
-	if len(names) == 0 {
-		t.Skipf("no files in %s", outsideDir)
+	if len(names) != 7 {
+		t.Errorf("expected SimAI's 7 topology files in testdata, found %v", names)
 	}
 	return names
 }
@@ -80,41 +77,10 @@ func firstDiff(got, want string) string {
 	return "no difference"
 }
 
-// TestRoundTripTestdata: the copies in testdata survive Parse and Write byte for byte.
-func TestRoundTripTestdata(t *testing.T) {
-	ents, err := os.ReadDir("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		if e.Type().IsRegular() {
-			names = append(names, e.Name())
-		}
-	}
-	if len(names) < 6 {
-		t.Errorf("expected the 6 generated SimAI files in testdata, found %v", names)
-	}
-	for _, name := range names {
-		data := readFile(t, filepath.Join("testdata", name))
-		topo := mustParse(t, data, name)
-		if err := topo.Validate(); err != nil {
-			t.Errorf("%s: Validate: %v", name, err)
-		}
-		if got := writeString(t, topo); got != string(data) {
-			t.Errorf("%s: Write differs from the file: %s", name, firstDiff(got, string(data)))
-		}
-	}
-}
-
-// TestRoundTripSimAIFiles: every file of the shared set survives Parse and Write byte for byte.
+// TestRoundTripSimAIFiles: every SimAI topology file survives Parse and Write byte for byte.
 func TestRoundTripSimAIFiles(t *testing.T) {
-	names := outsideFiles(t)
-	if len(names) != 7 {
-		t.Errorf("expected the 7 topology files of the shared set, found %d", len(names))
-	}
-	for _, name := range names {
-		data := readFile(t, filepath.Join(outsideDir, name))
+	for _, name := range simaiTopologyFiles(t) {
+		data := readFile(t, filepath.Join("testdata", name))
 		topo := mustParse(t, data, name)
 		if err := topo.Validate(); err != nil {
 			t.Errorf("%s: Validate: %v", name, err)
@@ -285,9 +251,9 @@ func TestNumServers(t *testing.T) {
 		in   string
 		want int
 	}{
-		{"2 1 0 0 0 X\n", 2},
-		{"3 2 0 0 0 X\n", 2},
-		{"2 9223372036854775807 0 0 0 X\n", 1}, // no overflow
+		{"2 1 0 0 1 X\n\n0 1 1Gbps 0 0\n", 2},
+		{"3 2 0 0 2 X\n\n0 1 1Gbps 0 0\n1 2 1Gbps 0 0\n", 2},
+		{"2 9223372036854775807 0 0 1 X\n\n0 1 1Gbps 0 0\n", 1}, // no overflow
 	} {
 		if got := mustParse(t, []byte(c.in), "x").NumServers(); got != c.want {
 			t.Errorf("%q: NumServers = %d, want %d", c.in, got, c.want)

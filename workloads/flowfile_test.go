@@ -50,19 +50,31 @@ func TestParseFlowFileErrors(t *testing.T) {
 	}
 }
 
+// FuzzParseFlowFile: ParseFlowFile never panics; an error is a *lex.Error naming the file, a
+// line of it and a field; an accepted flow has a positive size within the bound, a start time
+// not negative, two different ends, and the line it came from.
+//
+//	go test -run '^$' -fuzz FuzzParseFlowFile -fuzztime 60s ./workloads
 func FuzzParseFlowFile(f *testing.F) {
 	f.Add([]byte("2\n0 1 3 100 1000000 2.0\n4 5 3 100 64 2.000001\n"))
 	f.Add([]byte("1\n0 1 3 100 10 1e-9\n"))
+	f.Add([]byte("3\r\n0 1 3 100 4503599627370496 0\r\n1 0 3 100 1 0.000000000001\r\n2 3 0 65535 7 1\r\n"))
+	f.Add([]byte("2 0 1 3 100 10 0 1 0 3 100 10 0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fs, err := ParseFlowFile(bytes.NewReader(data), "fuzz")
+		lines := bytes.Count(data, []byte("\n")) + 1
 		if err != nil {
-			if !lex.IsInputError(err) {
+			var le *lex.Error
+			if !errors.As(err, &le) {
 				t.Fatalf("not a *lex.Error: %v", err)
+			}
+			if le.File != "fuzz" || le.Line < 1 || le.Line > lines || le.Field == "" {
+				t.Fatalf("error %q does not name the file, a line of its %d and a field", err, lines)
 			}
 			return
 		}
 		for _, x := range fs {
-			if x.Bytes < 1 || x.Start < 0 || x.Src == x.Dst {
+			if x.Bytes < 1 || x.Bytes > maxBytes || x.Start < 0 || x.Src == x.Dst || x.Src < 0 || x.Dst < 0 || x.Line < 1 || x.Line > lines {
 				t.Fatalf("accepted %+v", x)
 			}
 		}

@@ -42,8 +42,8 @@ const maxLayers = 1 << 24
 // maxBytes bounds a comm size so that sums and products of sizes stay inside int64.
 const maxBytes = 1 << 52
 
-// maxComputeNs bounds a compute or update time (about 52 days in ns), so that picosecond
-// arithmetic on the sum of a whole iteration cannot overflow int64.
+// maxComputeNs bounds a compute or update time (about 52 days in ns), so that one of them in
+// picoseconds fits an int64; checkTimes bounds their sum over an iteration.
 const maxComputeNs = 1 << 52
 
 // ParseOptions relax the parser.
@@ -165,6 +165,9 @@ records:
 		}
 	}
 	if err := p.checkLayerRefs(w); err != nil {
+		return nil, err
+	}
+	if err := w.checkTimes(); err != nil {
 		return nil, err
 	}
 	return w, nil

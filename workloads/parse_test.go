@@ -56,30 +56,6 @@ func TestParseSimAIAndAICBFiles(t *testing.T) {
 	}
 }
 
-// The same files in the shared input folder, when it is present next to the checkout.
-func TestParseSharedInputs(t *testing.T) {
-	dirs := []string{"../../shared/simai-inputs/aicb-workloads", "../../shared/simai-inputs/simai-example"}
-	found := 0
-	for _, d := range dirs {
-		files, _ := filepath.Glob(filepath.Join(d, "*.txt"))
-		for _, f := range files {
-			found++
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := ParseWith(bytes.NewReader(data), f, ParseOptions{AllowShortCount: true}); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	if found == 0 {
-		t.Skip("shared SimAI inputs not present")
-	}
-}
-
-// L65B-M1-C05's count line announces 839 records and the file holds 33: refused by default,
-// read with AllowShortCount; a record cut in the middle is refused either way.
 func TestShortCount(t *testing.T) {
 	data, _ := os.ReadFile("testdata/aicb/L65B-M1-C05_Llama65B_megatron_tp8_pp1_mbs1_A100.txt")
 	_, _, err := Parse(bytes.NewReader(data), "l65b")
@@ -223,6 +199,43 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// Sizes and times: negative ones, and times whose sum over an iteration leaves the clock's range.
+func TestParseRefusesSizes(t *testing.T) {
+	const big = "4503599627370496" // 2^52 ns: the largest time; two fit an iteration, three do not
+	rec := func(name, fwd string) string { return name + " -1 " + fwd + " NONE 0 1 NONE 0 1 NONE 0 1\n" }
+	for _, c := range []struct{ name, text, want string }{
+		{"negative size", "MICRO\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE -4096 1\n",
+			`w.txt:3: wg comm size: -4096 is negative (layer "l")`},
+		{"negative update time", "MICRO\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 4096 -1\n",
+			`w.txt:3: update time: -1 is negative (layer "l")`},
+		{"negative pp_comm", "HYBRID_TRANSFORMER pp: 2 pp_comm: -8\n1\n" + rec("l", "1"),
+			`w.txt:1: pp_comm: -8 is not a valid byte count`},
+		{"size above 2^52", "MICRO\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 4503599627370497 1\n",
+			`w.txt:3: wg comm size: 4503599627370497 is larger than simd accepts (4503599627370496) (layer "l")`},
+		{"compute times past the clock", "HYBRID_TRANSFORMER\n3\n" + rec("a", big) + rec("b", big) + rec("c", big),
+			`w.txt:5: fwd compute time: 4503599627370496 ns: the compute and update times of one iteration add up to more than 9223372036854775807 ps (about 106 days, simd's clock range) at layer "c"`},
+		{"update times past the clock", "MICRO\n3\n" + strings.Repeat("u -1 0 NONE 0 0 NONE 0 0 ALLREDUCE 8 "+big+"\n", 3),
+			`w.txt:5: update time: 4503599627370496 ns: the compute and update times of one iteration add up to more than 9223372036854775807 ps (about 106 days, simd's clock range) at layer "u"`},
+		// A recomputed forward pass counts again: two layers of 2^52 ns fit (below), but not
+		// when the first is recomputed.
+		{"recomputation past the clock", "HYBRID_TRANSFORMER_FWD_IN_BCKWD checkpoints: 1 0 checkpoint_initiates: 1 1\n2\n" + rec("a", big) + rec("b", big),
+			`w.txt:3: fwd compute time: 4503599627370496 ns: the compute and update times of one iteration add up to more than 9223372036854775807 ps (about 106 days, simd's clock range) at layer "a"`},
+	} {
+		_, _, err := Parse(strings.NewReader(c.text), "w.txt")
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+	// Two times of 2^52 ns fit.
+	if _, _, err := Parse(strings.NewReader("HYBRID_TRANSFORMER\n2\n"+rec("a", big)+rec("b", big)), "w.txt"); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestHeaderForms(t *testing.T) {
 	// AICB writes pp_comm as a float; expert_parallel_npu_group: is read as ep:; unknown keys are skipped with their value.
 	w, warns := mustParse(t, "h", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 expert_parallel_npu_group: 2 pp: 2 foo: 9 pp_comm: 8388608.0 all_gpus: 16 ep_o\n0\n")
@@ -245,33 +258,53 @@ func TestTrailingTextIgnoredWithWarning(t *testing.T) {
 	}
 }
 
-// FuzzParse: the parser never panics, every error is a *lex.Error, and a parsed workload has the
-// layer count its count line announced.
+// FuzzParse: the parser never panics; every error is a *lex.Error naming the file, a line of it
+// and a field; a parsed workload keeps its sizes within bounds and its plan refers only to its
+// layers. The seeds are every SimAI and AICB workload file in testdata and the shipped examples.
+//
+//	go test -run '^$' -fuzz FuzzParse -fuzztime 60s ./workloads
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/aicb/*.txt")
+	if len(files) != 10 {
+		f.Fatalf("expected AICB's 10 workload files in testdata/aicb, found %d", len(files))
+	}
 	for _, name := range files {
 		data, err := os.ReadFile(name)
-		if err == nil && len(data) < 8192 {
-			f.Add(data)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(data)
 	}
-	micro, _ := configs.ExampleWorkload("microAllReduce.txt")
-	f.Add(micro)
+	for _, name := range configs.ExampleWorkloadNames() {
+		data, _ := configs.ExampleWorkload(name)
+		f.Add(data)
+	}
 	f.Add([]byte("HYBRID_CUSTOMIZED checkpoints: 1 0\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1 DATA\n"))
 	f.Add([]byte("HYBRID_DLRM DLRM_LAST_BOTTOM_LAYER: 0\n1\nl -1 1 ALLTOALL 10 1 NONE 0 1 NONE 0 1\r\n"))
+	f.Add([]byte("HYBRID_TRANSFORMER_FWD_IN_BCKWD checkpoints: 1 0 checkpoint_initiates: 1 1\n2\na -1 4503599627370496 NONE 0 1 NONE 0 1 NONE 0 1\nb -1 4503599627370496 NONE 0 1 NONE 0 1 NONE 0 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, _, err := Parse(bytes.NewReader(data), "fuzz")
 		if err != nil {
-			if !lex.IsInputError(err) {
+			var le *lex.Error
+			if !errors.As(err, &le) {
 				t.Fatalf("error is not a *lex.Error: %v", err)
+			}
+			// A line of the file, or the one just past its end where a missing line was due
+			// (testdata/fuzz/FuzzParse/ead882c88e3b2b4b: a file of one line lacks the count line 2).
+			if lines := bytes.Count(data, []byte("\n")) + 1; le.File != "fuzz" || le.Line < 1 || le.Line > lines+1 || le.Field == "" {
+				t.Fatalf("error %q does not name the file, a line of its %d and a field", err, lines)
 			}
 			return
 		}
-		_ = w.Plan()
+		for _, st := range w.Plan() {
+			if st.Layer < 0 || int(st.Layer) >= max(len(w.Layers), 1) {
+				t.Fatalf("plan step %+v outside the %d layers", st, len(w.Layers))
+			}
+		}
 		for i := range w.Layers {
 			for ph := Fwd; ph <= WG; ph++ {
-				if w.Layers[i].Phases[ph].Comm.Bytes > maxBytes {
-					t.Fatalf("size above the bound accepted")
+				if w.Layers[i].Phases[ph].Comm.Bytes > maxBytes || w.Layers[i].Phases[ph].ComputeNs > maxComputeNs {
+					t.Fatalf("size or time above the bound accepted")
 				}
 			}
 		}

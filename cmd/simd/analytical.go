@@ -74,6 +74,9 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	if s.cl, err = resolveCluster(o, s.w, log); err != nil {
 		return nil, err
 	}
+	if err := s.w.CheckLayout(s.cl.gpus); err != nil {
+		return nil, badInput(err)
+	}
 	s.layout = s.w.Layout(s.cl.gpus, s.cl.gpusPerServer)
 	if err := s.layout.Validate(); err != nil {
 		return nil, badInputf("%s on %d GPUs: %v", s.wname, s.cl.gpus, err)

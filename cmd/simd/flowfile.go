@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"simd/configs/lex"
 	"simd/engine"
 	"simd/netmodel"
 	"simd/topo"
@@ -47,13 +48,11 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if err := checkFlowNodes(flows, t, o.flows, o.topology); err != nil {
+		return badInput(err)
+	}
 	raw := make([]netmodel.RawFlow, len(flows))
 	for i, fl := range flows {
-		for _, id := range []int32{fl.Src, fl.Dst} {
-			if int(id) >= t.NumNodes() || t.Kind(id) == topo.Switch {
-				return badInputf("%s:%d: node %d is not a GPU or NVSwitch of %s", o.flows, fl.Line, id, o.topology)
-			}
-		}
 		raw[i] = netmodel.RawFlow{Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, DPort: fl.DPort, Start: fl.Start}
 	}
 	fab, err := netmodel.NewFabric(t)
@@ -150,6 +149,27 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "  incomplete: %s\n", r.note)
 	}
 	return r.stoppedErr("fct.txt holds the flows that arrived; summary.json is marked incomplete")
+}
+
+// checkFlowNodes makes sure every flow of the flow file (named flowsName) starts and ends at a
+// GPU or NVSwitch of topology t (named topoName): a node id beyond the topology, or a network
+// switch, is refused with the flow's line and the field.
+func checkFlowNodes(flows []workloads.TrafficFlow, t *topo.Topology, flowsName, topoName string) error {
+	n := t.NumNodes()
+	for _, fl := range flows {
+		for _, end := range [2]struct {
+			field string
+			id    int32
+		}{{"src", fl.Src}, {"dst", fl.Dst}} {
+			switch {
+			case int(end.id) >= n:
+				return lex.Errorf(flowsName, fl.Line, end.field, "node %d is beyond the %d nodes of %s (ids 0 to %d)", end.id, n, topoName, n-1)
+			case t.Kind(end.id) == topo.Switch:
+				return lex.Errorf(flowsName, fl.Line, end.field, "node %d is a network switch of %s: a flow goes between GPUs or NVSwitches", end.id, topoName)
+			}
+		}
+	}
+	return nil
 }
 
 // lastArrival keeps the time the last flow arrived and counts the arrivals.

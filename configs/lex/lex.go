@@ -33,7 +33,10 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Field)
 	}
-	b.WriteString(": ")
+	if !strings.HasSuffix(e.Field, ":") { // a header key such as "pp_comm:" brings its own colon
+		b.WriteString(":")
+	}
+	b.WriteString(" ")
 	b.WriteString(e.Msg)
 	return b.String()
 }

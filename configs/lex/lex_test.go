@@ -49,6 +49,7 @@ func TestErrorFormat(t *testing.T) {
 	}{
 		{Errorf("w.txt", 3, "fwd comm size", "%q is negative", "-5"), `w.txt:3: fwd comm size: "-5" is negative`},
 		{Errorf("w.txt", 0, "", "empty"), "w.txt: empty"},
+		{Errorf("w.txt", 1, "pp_comm:", "%d is not a valid byte count", -8), "w.txt:1: pp_comm: -8 is not a valid byte count"},
 	}
 	for _, c := range cases {
 		if c.e.Error() != c.want {

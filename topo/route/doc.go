@@ -78,8 +78,9 @@
 //     ascending addresses the two orders are the same on every generated fabric tested (see
 //     TestNextHopsAgainstSimAIReference); which PSW a given hash value selects in SimAI could
 //     not be verified. The hash value, the candidate set and the modulo are SimAI's.
-//   - Parallel links. SimAI keeps one interface per neighbour (the last line listed); simd
-//     keeps every parallel link as its own equal-cost next hop. Generated files have none.
+//   - Parallel links. SimAI keeps one interface per neighbour (the last line listed). topo.Parse
+//     refuses a file that joins two nodes twice; a topology built in memory may have parallel
+//     links, and simd keeps each as its own equal-cost next hop. Generated files have none.
 //   - Same server without an NVSwitch route (full-mesh servers): SimAI's GetNicIdxOfQp asserts
 //     (the NVSwitch table is empty); simd uses the ordinary next hops (the direct GPU–GPU link).
 //   - Destinations. SimAI has routes toward GPUs only; a flow to an NVSwitch (NVLS) or any node

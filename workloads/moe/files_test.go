@@ -2,6 +2,7 @@ package moe
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -291,7 +292,10 @@ func TestReadRequestsLongLine(t *testing.T) {
 }
 
 // FuzzReadRequests: ReadRequests never panics; what it accepts passes the writer's checks and
-// reads back the same after WriteRequests.
+// reads back the same after WriteRequests. The seeds are testdata/tiny's requests files and
+// freshly generated ones.
+//
+//	go test -run '^$' -fuzz FuzzReadRequests -fuzztime 60s ./workloads/moe
 func FuzzReadRequests(f *testing.F) {
 	cfg := tiny()
 	for _, it := range mustGenerate(f, cfg) {
@@ -302,6 +306,13 @@ func FuzzReadRequests(f *testing.F) {
 		f.Add(b.Bytes())
 		f.Add(bytes.ReplaceAll(b.Bytes(), []byte("\n"), []byte("\r\n")))
 		f.Add(b.Bytes()[:b.Len()/2])
+	}
+	for _, name := range []string{IterationFile(0), IterationFile(1)} { // the files simd moe gen wrote
+		data, err := os.ReadFile(filepath.Join("testdata", "tiny", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
 	}
 	f.Add([]byte(""))
 	f.Add([]byte(RequestsHeader + "\n0,0,0,1;1,0;0\n"))
@@ -320,6 +331,46 @@ func FuzzReadRequests(f *testing.F) {
 		again, err := ReadRequests(&b, "again.csv", cfg, 1)
 		if err != nil || !reflect.DeepEqual(again, it) {
 			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
+
+// FuzzParseConfig: config.json is read without panics; an error is a *lex.Error naming the file;
+// an accepted config is valid and reads back the same after the writer's encoding.
+//
+//	go test -run '^$' -fuzz FuzzParseConfig -fuzztime 60s ./workloads/moe
+func FuzzParseConfig(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "tiny", ConfigFile))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add(bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n")))
+	f.Add([]byte(`{"nodes": 1}`))
+	f.Add([]byte(`{"nodes":1,"gpus_per_node":1,"experts_per_gpu":1,"seq_len":1073741824,"batch":1,"top_k":1,"zipf":0,"layers":1,"iters":1,"hidden":16777216,"dtype_bytes":64,"bw_inter_gbps":1e308,"bw_intra_gbps":5e-324,"seed":18446744073709551615}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := parseConfig("config.json", data)
+		if err != nil {
+			var le *lex.Error
+			if !errors.As(err, &le) || le.File != "config.json" {
+				t.Fatalf("error %v is not a *lex.Error naming the file", err)
+			}
+			if lines := bytes.Count(data, []byte("\n")) + 1; le.Line < 0 || le.Line > lines {
+				t.Fatalf("error %q names line %d of %d", err, le.Line, lines)
+			}
+			return
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("accepted an invalid config: %v", err)
+		}
+		js, err := json.MarshalIndent(cfg, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := parseConfig("again.json", js)
+		if err != nil || again != cfg {
+			t.Fatalf("round trip: %v\n%s", err, js)
 		}
 	})
 }

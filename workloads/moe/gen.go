@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+
+	"simd/configs/units"
 )
 
 // Limits of a Config. They keep every count and product inside an int and the tables the
@@ -97,6 +99,12 @@ func (c *Config) Validate() error {
 	}
 	if err := intIn("dtype-bytes", "dtype_bytes", c.DtypeBytes, 1, MaxDtypeBytes, "bytes per element (1 FP8, 2 BF16/FP16, 4 FP32)"); err != nil {
 		return err
+	}
+	// A layer dispatches every token to top_k experts: its bytes must fit the int64 sizes of
+	// flows and transfers.
+	if _, ok := units.Product(int64(c.Tokens()), int64(c.TopK), int64(c.Hidden), int64(c.DtypeBytes)); !ok {
+		return badParam("hidden", "hidden", c.Hidden, "%d tokens × top-%d × %d elements × %d bytes: a layer's dispatch is more than %d bytes",
+			c.Tokens(), c.TopK, c.Hidden, c.DtypeBytes, int64(math.MaxInt64))
 	}
 	for _, bw := range []struct {
 		flag, key string

@@ -392,4 +392,19 @@ func TestValidate(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("top-k = experts: %v", err)
 	}
+	// A layer's bytes, tokens × top-k × hidden × dtype bytes, must fit an int64.
+	cfg = seedDefaults()
+	cfg.SeqLen, cfg.Batch, cfg.Layers, cfg.TopK, cfg.Hidden, cfg.DtypeBytes = 1<<15, 1<<15, 1, 64, MaxHidden, MaxDtypeBytes
+	want := "-hidden 16777216: 1073741824 tokens × top-64 × 16777216 elements × 64 bytes: a layer's dispatch is more than 9223372036854775807 bytes"
+	if err := cfg.Validate(); err == nil || err.Error() != want {
+		t.Errorf("overflowing layer: %v\nwant %s", err, want)
+	}
+	cfg.DtypeBytes = 8 // 2^30 · 2^6 · 2^24 · 2^3 = 2^63: still one too many
+	if err := cfg.Validate(); err == nil {
+		t.Error("a layer of 2^63 bytes accepted")
+	}
+	cfg.DtypeBytes = 4
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("a layer of 2^62 bytes: %v", err)
+	}
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"simd/configs/units"
 )
 
 // Modes are the simulation modes a spec may list.
@@ -207,8 +209,17 @@ func Parse(data []byte, name string) (*Spec, error) {
 	if s.Modes == nil {
 		s.Modes = []string{"event"}
 	}
+	w, t, o, m := len(s.Workloads), len(s.Topologies), len(s.Overrides), len(s.Modes)
+	if n, ok := units.Product(int64(w), int64(t), int64(o), int64(m)); !ok || n > MaxRuns {
+		return nil, fail(root, "", "%d workloads × %d topologies × %d overrides × %d modes is more than the %d runs a sweep may have",
+			w, t, o, m, MaxRuns)
+	}
 	return s, nil
 }
+
+// MaxRuns bounds the runs of a spec (the product of its lists' lengths): each run is a folder
+// of outputs, and a million is far beyond any sweep that can be run.
+const MaxRuns = 1 << 20
 
 type failFunc func(n *yaml.Node, field, format string, args ...any) error
 

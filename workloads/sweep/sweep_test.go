@@ -94,6 +94,21 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// A spec may not expand into more than MaxRuns runs; the count is multiplied without overflow.
+func TestParseTooManyRuns(t *testing.T) {
+	spec := func(workloads, topologies int) string {
+		return "workloads: [" + strings.Repeat("a, ", workloads-1) + "a]\n" +
+			"topologies: [" + strings.Repeat("{file: t}, ", topologies-1) + "{file: t}]\n"
+	}
+	if _, err := Parse([]byte(spec(1024, 1024)), "s.yaml"); err != nil {
+		t.Errorf("exactly MaxRuns: %v", err)
+	}
+	want := "s.yaml:1: 1025 workloads × 1024 topologies × 1 overrides × 1 modes is more than the 1048576 runs a sweep may have"
+	if _, err := Parse([]byte(spec(1025, 1024)), "s.yaml"); err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
 func TestExpandOrder(t *testing.T) {
 	s, err := Parse([]byte(issueSpec), "spec.yaml")
 	if err != nil {
@@ -268,8 +283,8 @@ func TestNetworkColumns(t *testing.T) {
 	}
 }
 
-// FuzzParse: a spec either parses or is refused with an error naming the file; it never panics,
-// and a spec that parses expands into runs without panicking either.
+// FuzzParse: a spec either parses or is refused with an *Error naming the file and a line; it
+// never panics, and a spec that parses expands into at most MaxRuns runs, numbered in order.
 //
 //	go test -run '^$' -fuzz FuzzParse -fuzztime 60s ./workloads/sweep
 func FuzzParse(f *testing.F) {
@@ -280,20 +295,27 @@ func FuzzParse(f *testing.F) {
 		"topologies: [{topo: X, g: }]\n",
 		"- a\n- b\n",
 		"workloads: [a]\nunknown: 1\n",
+		"workloads: [a, b]\ntopologies: [{file: t}, {file: u}]\noverrides: [{CC_MODE: 0}, {CC_MODE: 1}]\nmodes: [analytical, event, compare]\n",
 	} {
 		f.Add([]byte(seed))
 	}
+	shipped, err := os.ReadFile("../../configs/sweep/spec.yaml") // the example spec simd ships
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(shipped)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := Parse(data, "spec.yaml")
 		if err != nil {
-			if !strings.Contains(err.Error(), "spec.yaml") {
-				t.Fatalf("error %q does not name the file", err)
+			var se *Error
+			if !errors.As(err, &se) || se.File != "spec.yaml" || se.Line < 1 {
+				t.Fatalf("error %q is not an *Error naming the file and a line", err)
 			}
 			return
 		}
 		runs := spec.Expand()
 		want := len(spec.Workloads) * max(len(spec.Topologies), 1) * max(len(spec.Overrides), 1) * max(len(spec.Modes), 1)
-		if len(runs) != want {
+		if want > MaxRuns || len(runs) != want {
 			t.Fatalf("%d runs for %+v, want %d", len(runs), spec, want)
 		}
 		for k, r := range runs {
