@@ -323,7 +323,7 @@ func (d *DCQCN) decrease(at engine.Time) {
 	if d.cfg.ClampTargetRate || d.stage != 0 {
 		d.target = d.rate
 	}
-	d.rate = math.Max(d.cfg.MinRate, d.whole(d.rate*(1-d.alpha/2)))
+	d.rate = math.Max(d.cfg.MinRate, d.whole(d.rate*(1-float64(d.alpha/2))))
 	d.stage = 0
 	d.decreaseCNP = false
 	d.increaseAt = addPeriods(at, 1, d.cfg.RPTimer)

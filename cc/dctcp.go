@@ -95,7 +95,7 @@ func (d *DCTCP) OnRound(markedFraction float64, marked bool) (rateChanged bool) 
 	before := d.rate
 	if marked {
 		// The first marked ACK of the round, outside CWR: one cut with the α of the round's start.
-		d.rate = math.Max(d.cfg.MinRate, math.Trunc(d.rate*(1-d.alpha/2)))
+		d.rate = math.Max(d.cfg.MinRate, math.Trunc(d.rate*(1-float64(d.alpha/2))))
 	}
 	// The next batch start: α takes this round's fraction (std::min(1.0, ecnCnt/batch)).
 	f := markedFraction
@@ -104,7 +104,7 @@ func (d *DCTCP) OnRound(markedFraction float64, marked bool) (rateChanged bool) 
 	} else if f > 1 {
 		f = 1
 	}
-	d.alpha = (1-d.cfg.G)*d.alpha + d.cfg.G*f
+	d.alpha = float64((1-d.cfg.G)*d.alpha) + float64(d.cfg.G*f)
 	if !marked {
 		// Outside CWR at the batch start: additive increase, capped at the line rate.
 		d.rate = math.Min(d.cfg.LineRate, d.rate+d.cfg.RateAI)

@@ -232,13 +232,13 @@ func (h *HPCC) update(now engine.Time, hops []HopState, fast bool) bool {
 		}
 		// Per hop: own EWMA and own committed rate; the sending rate is the smallest.
 		hs := &h.hops[i]
-		hs.u = hs.u*keep + u*(1-keep)
+		hs.u = float64(hs.u*keep) + float64(u*(1-keep))
 		hopRate[i], hopStage[i] = h.step(hs.rate, hs.u, hs.incStage)
 		newRate = math.Min(newRate, hopRate[i])
 	}
 	if !h.cfg.MultiRate {
 		if maxU > 0 {
-			h.u = h.u*keep + maxU*(1-keep)
+			h.u = float64(h.u*keep) + float64(maxU*(1-keep))
 		}
 		newRate, newStage = h.step(h.curRate, h.u, h.incStage)
 	}

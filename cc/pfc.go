@@ -88,7 +88,7 @@ func (c *SwitchBufferConfig) Validate() error {
 	for i := range c.PortRate {
 		headroom += pfcHeadroom(c.PortRate[i], c.PortDelay[i])
 	}
-	reserve := c.ReserveBytes * float64(len(c.PortRate))
+	reserve := float64(c.ReserveBytes * float64(len(c.PortRate)))
 	if c.BufferBytes-headroom-reserve <= 0 {
 		// ns-3's uint32 threshold would wrap around and PFC would never fire.
 		return fmt.Errorf("switch buffer: BufferBytes %.0f is not larger than the ports' headroom %.0f "+
@@ -215,7 +215,7 @@ func NewSwitchBuffer(cfg *SwitchBufferConfig) *SwitchBuffer {
 		p.divisor = float64(uint64(1) << p.shift)
 		totalHeadroom += p.headroom
 	}
-	b.pool = cfg.BufferBytes - totalHeadroom - cfg.ReserveBytes*float64(len(b.ports))
+	b.pool = cfg.BufferBytes - totalHeadroom - float64(cfg.ReserveBytes*float64(len(b.ports)))
 	return b
 }
 
@@ -417,7 +417,7 @@ func (b *SwitchBuffer) ResumeLevel(port int) float64 {
 	if p.paused {
 		sharedCap = p.sharedCap
 	}
-	y := (b.pool - others - b.resumeOffset*p.divisor) / (p.divisor + 1)
+	y := (b.pool - others - float64(b.resumeOffset*p.divisor)) / (p.divisor + 1)
 	if y < 0 {
 		y = 0
 	}
@@ -466,7 +466,7 @@ func firstTrue(x0 float64, pred func(float64) bool) float64 {
 	}
 	// Invariant: pred(lo) false, pred(hi) true.
 	for {
-		mid := lo + (hi-lo)/2
+		mid := lo + float64((hi-lo)/2)
 		if mid <= lo || mid >= hi {
 			return hi
 		}

@@ -172,7 +172,7 @@ func AnalyticalEndToEnd(w *Workload, run *RunResult, cost CostModel, opt Analyti
 		return nil, fmt.Errorf("%s: %w", w.File, err)
 	}
 	s.PPComm = pp
-	s.Bubble = bubble * (float64(h.PP-1) / float64(h.GA*h.VPP))
+	s.Bubble = float64(bubble * (float64(h.PP-1) / float64(h.GA*h.VPP)))
 	s.Total = s.Compute + s.Exposed + s.Bubble + float64(s.PPComm)
 	return rep, nil
 }

@@ -92,7 +92,7 @@ func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventRe
 		return nil, err
 	}
 	s.PPComm = pp
-	s.Bubble = bubble * (float64(h.PP-1) / float64(h.GA*h.VPP))
+	s.Bubble = float64(bubble * (float64(h.PP-1) / float64(h.GA*h.VPP)))
 	s.Total = s.Compute + s.Exposed + s.Bubble + float64(s.PPComm)
 	return rep, nil
 }

@@ -13,7 +13,7 @@ func PairwiseTime(p int, bytes int64, ab ccl.AlphaBeta) (float64, error) {
 	if p < 1 || bytes < 0 {
 		return 0, fmt.Errorf("alltoall: %d ranks, %d bytes", p, bytes)
 	}
-	return float64(p-1) * (ab.Alpha + float64(bytes)/float64(p)*ab.Beta), nil
+	return float64(p-1) * (ab.Alpha + float64(float64(bytes)/float64(p)*ab.Beta)), nil
 }
 
 // PairwiseTimeV is PairwiseTime for an all-to-all-v: sizes[i][j] bytes from rank i to rank j
@@ -34,7 +34,7 @@ func PairwiseTimeV(sizes [][]int64, ab ccl.AlphaBeta) (float64, error) {
 		for i := range p {
 			m = max(m, sizes[i][(i+k)%p])
 		}
-		t += float64(m) * ab.Beta
+		t += float64(float64(m) * ab.Beta)
 	}
 	return t, nil
 }
@@ -48,7 +48,7 @@ func DirectTime(p int, bytes int64, ab ccl.AlphaBeta) (float64, error) {
 	if p == 1 {
 		return 0, nil
 	}
-	return ab.Alpha + float64(p-1)/float64(p)*float64(bytes)*ab.Beta, nil
+	return ab.Alpha + float64(float64(p-1)/float64(p)*float64(bytes)*ab.Beta), nil
 }
 
 // DirectMeshTime is the α-β time of Direct on a full mesh, every ordered pair its own link:
@@ -60,5 +60,5 @@ func DirectMeshTime(p int, bytes int64, ab ccl.AlphaBeta) (float64, error) {
 	if p == 1 {
 		return 0, nil
 	}
-	return ab.Alpha + float64(bytes)/float64(p)*ab.Beta, nil
+	return ab.Alpha + float64(float64(bytes)/float64(p)*ab.Beta), nil
 }

@@ -278,7 +278,7 @@ func (m *Model) CollectiveNs(op ccl.Op, group ccl.GroupKind, n int, bytes uint64
 func ringTimeNs(op ccl.Op, n int, bytes uint64, eff float32) uint64 {
 	t := float64(bytes) * gib
 	t = t / float64(eff)
-	t = t * 1e9
+	t = float64(t * 1e9)
 	if op == ccl.OpAllReduce {
 		t = t * 2
 	}

@@ -81,8 +81,8 @@ func Time(op ccl.Op, n int, bytes int64, f Fabric, ab ccl.AlphaBeta) (float64, e
 	}
 	rs, ag := phases(op)
 	steps := nf - 1
-	t := float64(rs+ag) * steps * (ab.Alpha + link*ab.Beta)
-	t += float64(rs) * steps * (S / nf) * ab.Gamma
+	t := float64(float64(rs+ag) * steps * (ab.Alpha + float64(link*ab.Beta)))
+	t += float64(float64(rs) * steps * (S / nf) * ab.Gamma)
 	return t, nil
 }
 
@@ -99,7 +99,7 @@ func RingTime(op ccl.Op, n int, bytes int64, ab ccl.AlphaBeta) (float64, error) 
 	}
 	S, nf := float64(bytes), float64(n)
 	rs, ag := phases(op)
-	return float64(rs+ag)*(nf-1)*(ab.Alpha+S/nf*ab.Beta) + float64(rs)*(nf-1)*(S/nf)*ab.Gamma, nil
+	return float64(float64(rs+ag)*(nf-1)*(ab.Alpha+float64(S/nf*ab.Beta))) + float64(float64(rs)*(nf-1)*(S/nf)*ab.Gamma), nil
 }
 
 // ServerTime is the α-β-γ time of the multi-server Multi-Ring ((m−K_m−m)^u, ServerCycles) on u
@@ -128,9 +128,9 @@ func ServerTime(op ccl.Op, m, u int, bytes int64, intra Fabric, c ccl.LinkCosts)
 	if intra == Switch {
 		L = mf - 1
 	}
-	step := math.Max(c.Intra.Alpha, c.Inter.Alpha) + math.Max(chunk*c.Inter.Beta, L*chunk*c.Intra.Beta)
+	step := math.Max(c.Intra.Alpha, c.Inter.Alpha) + math.Max(float64(chunk*c.Inter.Beta), float64(L*chunk*c.Intra.Beta))
 	rs, ag := phases(op)
-	return float64(rs+ag)*(n-1)*step + float64(rs)*(n-1)*(S/n)*c.Intra.Gamma, nil
+	return float64(float64(rs+ag)*(n-1)*step) + float64(float64(rs)*(n-1)*(S/n)*c.Intra.Gamma), nil
 }
 
 // ServerRingTime is one ring through u servers of m GPUs, the baseline of ServerTime: every step
@@ -147,7 +147,7 @@ func ServerRingTime(op ccl.Op, m, u int, bytes int64, c ccl.LinkCosts) (float64,
 		return RingTime(op, m, bytes, c.Intra)
 	}
 	S, n := float64(bytes), float64(m*u)
-	step := math.Max(c.Intra.Alpha, c.Inter.Alpha) + S/n*math.Max(c.Intra.Beta, c.Inter.Beta)
+	step := math.Max(c.Intra.Alpha, c.Inter.Alpha) + float64(S/n*math.Max(c.Intra.Beta, c.Inter.Beta))
 	rs, ag := phases(op)
-	return float64(rs+ag)*(n-1)*step + float64(rs)*(n-1)*(S/n)*c.Intra.Gamma, nil
+	return float64(float64(rs+ag)*(n-1)*step) + float64(float64(rs)*(n-1)*(S/n)*c.Intra.Gamma), nil
 }

@@ -33,7 +33,7 @@ func checkShape(n, perServer int, bytes int64) error {
 }
 
 // hop is α plus the load of a port times β.
-func hop(a ccl.AlphaBeta, load float64) float64 { return a.Alpha + load*a.Beta }
+func hop(a ccl.AlphaBeta, load float64) float64 { return a.Alpha + float64(load*a.Beta) }
 
 // ringStep is one ring step: every GPU sends S/n over its channels; a ring crossing servers
 // sends 1/m of it over the network (each GPU is the exit of one of the m channels) and the rest
@@ -64,13 +64,13 @@ func RingTime(op ccl.Op, n, perServer int, bytes int64, c ccl.LinkCosts) (float6
 		return 0, nil
 	}
 	S, m := float64(bytes), perServer
-	red := float64(n-1) / float64(n) * S * c.Intra.Gamma
+	red := float64(float64(n-1) / float64(n) * S * c.Intra.Gamma)
 	step := ringStep(n, m, S, c)
 	switch op {
 	case ccl.OpAllReduce:
-		return 2*float64(n-1)*step + red, nil
+		return float64(2*float64(n-1)*step) + red, nil
 	case ccl.OpReduceScatter:
-		return float64(n-1)*step + red, nil
+		return float64(float64(n-1)*step) + red, nil
 	case ccl.OpAllGather:
 		return float64(n-1) * step, nil
 	case ccl.OpAllToAll:
@@ -109,7 +109,7 @@ func PXNTime(op ccl.Op, n, perServer int, bytes int64, c ccl.LinkCosts) (float64
 	}
 	S, N := float64(bytes), n/m
 	per := S / float64(n)
-	red := float64(n-1) / float64(n) * S * c.Intra.Gamma
+	red := float64(float64(n-1) / float64(n) * S * c.Intra.Gamma)
 	split := hop(c.Intra, per) + hop(c.Inter, per/float64(m))
 	direct := ringStep(n, m, S, c)
 	dropped := hop(c.Intra, per*float64(m-1)/float64(m))
@@ -120,11 +120,11 @@ func PXNTime(op ccl.Op, n, perServer int, bytes int64, c ccl.LinkCosts) (float64
 		if m > 2 {
 			last = hop(c.Intra, per*float64(m-2)/float64(m))
 		}
-		return f(n-1+m-1)*split + f(n-2*m)*direct + f(m-1)*dropped + last + red, nil
+		return float64(f(n-1+m-1)*split) + float64(f(n-2*m)*direct) + float64(f(m-1)*dropped) + last + red, nil
 	case ccl.OpReduceScatter:
-		return f(n-1)*split + red, nil
+		return float64(f(n-1)*split) + red, nil
 	case ccl.OpAllGather:
-		return f(m-1)*split + f(n-2*m+1)*direct + f(m-1)*dropped, nil
+		return float64(f(m-1)*split) + float64(f(n-2*m+1)*direct) + float64(f(m-1)*dropped), nil
 	case ccl.OpAllToAll:
 		// Step 1: each GPU sends its m−1 server-mates' pieces and the (N−1)(m−1) pieces it
 		// relays over NVLink, and its N−1 rail-aligned pieces over the network; step 2: each
@@ -158,11 +158,11 @@ func TreeTime(n, perServer int, bytes int64, chunks int, c ccl.LinkCosts) (float
 	}
 	SK := float64(bytes) / float64(K)
 	li, le := SK*float64(m-1)/float64(m), SK/float64(m)
-	upI, upE := hop(c.Intra, li)+SK*c.Intra.Gamma, hop(c.Inter, le)+SK*c.Intra.Gamma
+	upI, upE := hop(c.Intra, li)+float64(SK*c.Intra.Gamma), hop(c.Inter, le)+float64(SK*c.Intra.Gamma)
 	dnI, dnE := hop(c.Intra, li), hop(c.Inter, le)
 	best := -1.0
 	for _, p := range treePaths(n, m) {
-		cost := float64(p[0])*(upI+dnI) + float64(p[1])*(upE+dnE)
+		cost := float64(float64(p[0])*(upI+dnI)) + float64(float64(p[1])*(upE+dnE))
 		h := 0.0
 		if p[0] > 0 {
 			h = upI
@@ -170,7 +170,7 @@ func TreeTime(n, perServer int, bytes int64, chunks int, c ccl.LinkCosts) (float
 		if p[1] > 0 {
 			h = max(h, upE)
 		}
-		best = max(best, cost+float64(K-1)*h)
+		best = max(best, cost+float64(float64(K-1)*h))
 	}
 	return best, nil
 }
@@ -264,16 +264,16 @@ func NVLSTreeTime(n, perServer int, bytes int64, chunks int, c ccl.LinkCosts) (f
 	SK := float64(bytes) / float64(K)
 	head := SK / float64(m)
 	H := float64(nodeTreeHeight(N))
-	up := hop(c.Inter, head) + head*c.Intra.Gamma
+	up := hop(c.Inter, head) + float64(head*c.Intra.Gamma)
 	down := hop(c.Inter, head)
-	t := H * (up + down)
+	t := float64(H * (up + down))
 	worst := up
 	if m > 1 {
 		toSwitch := hop(c.Intra, SK*float64(m-1)/float64(m))
-		toHead := hop(c.Intra, head) + head*c.Intra.Gamma
+		toHead := hop(c.Intra, head) + float64(head*c.Intra.Gamma)
 		fromHead := hop(c.Intra, head)
-		t += 2*toSwitch + toHead + fromHead
+		t += float64(2*toSwitch) + toHead + fromHead
 		worst = max(worst, toSwitch, toHead)
 	}
-	return t + float64(K-1)*worst, nil
+	return t + float64(float64(K-1)*worst), nil
 }

@@ -360,18 +360,18 @@ func (c *TuneConfig) Time(op ccl.Op, a Algorithm, p Protocol, bytes int64) (us f
 				nInter = 2 * (nNodes - 1)
 			}
 		}
-		lat += float64(nsteps-nInter)*intraLat + float64(nInter)*interLat
+		lat += float64(float64(nsteps-nInter)*intraLat) + float64(float64(nInter)*interLat)
 	case AlgoTree:
-		lat += 2 * (float64(nRanks/nNodes-1)*intraLat + float64(log2i(nNodes))*interLat)
+		lat += float64(2 * (float64(float64(nRanks/nNodes-1)*intraLat) + float64(float64(log2i(nNodes))*interLat)))
 	case AlgoNVLS:
 		lat = intraLat
 		if nNodes > 1 {
 			lat += interLat
 		}
 	case AlgoNVLSTree:
-		lat += intraLat + 2*float64(log2i(nNodes))*interLat
+		lat += intraLat + float64(2*float64(log2i(nNodes))*interLat)
 	case AlgoPAT:
-		lat += float64(log2i(nNodes))*(interLat/3.5) + float64(nRanks)*2.8
+		lat += float64(float64(log2i(nNodes))*(interLat/3.5)) + float64(float64(nRanks)*2.8)
 	}
 
 	// ncclTopoGetAlgoTime.

@@ -39,18 +39,18 @@ func Time(op ccl.Op, p int, bytes int64, ab ccl.AlphaBeta) (float64, error) {
 	switch op {
 	case ccl.OpAllReduce:
 		if pow2 {
-			return 2*k*a + 2*(pf-1)/pf*S*b + (pf-1)/pf*S*g, nil
+			return float64(2*k*a) + float64(2*(pf-1)/pf*S*b) + float64((pf-1)/pf*S*g), nil
 		}
-		return (2*k+2)*a + (2*(pp-1)/pp+2)*S*b + ((pp-1)/pp+1)*S*g, nil
+		return float64((float64(2*k)+2)*a) + float64((float64(2*(pp-1)/pp)+2)*S*b) + float64((float64((pp-1)/pp)+1)*S*g), nil
 	case ccl.OpReduceScatter, ccl.OpAllGather:
 		if op == ccl.OpAllGather {
 			g = 0
 		}
 		if pow2 {
-			return k*a + (pf-1)/pf*S*(b+g), nil
+			return float64(k*a) + float64((pf-1)/pf*S*(b+g)), nil
 		}
 		sum := float64(CeilSum(p))
-		return (a + S*b + S*g) + (k*a + S/pf*sum*(b+g)) + (a + S/pf*b), nil
+		return (a + float64(S*b) + float64(S*g)) + (float64(k*a) + float64(S/pf*sum*(b+g))) + (a + float64(S/pf*b)), nil
 	}
 	return 0, fmt.Errorf("rhd: no closed form for %s", op)
 }

@@ -525,7 +525,7 @@ func (n *Network) setInjection(id int32, inj float64, now engine.Time) {
 	if inj == f.inj && f.sendT != (engine.Timer{}) {
 		return
 	}
-	f.rem -= float64(f.inj*secs(now-f.at)) / 8
+	f.rem -= float64(float64(f.inj*secs(now-f.at)) / 8)
 	f.rem = max(f.rem, 0)
 	f.at, f.inj = now, inj
 	d := engine.Never
@@ -920,6 +920,6 @@ func (n *Network) Injected(f FlowID) float64 {
 	if fl.state != stateSending {
 		return float64(fl.bytes)
 	}
-	rem := fl.rem - float64(fl.inj*secs(n.s.Now()-fl.at))/8
+	rem := fl.rem - float64(float64(fl.inj*secs(n.s.Now()-fl.at))/8)
 	return float64(fl.bytes) - max(rem, 0)
 }

@@ -61,12 +61,12 @@ func (n *Network) buildSwitches() error {
 			u: make([]float64, len(dl)), du: make([]float64, len(dl)), act: make([]bool, len(dl))}
 		for p := range dl {
 			mul := math.Ldexp(1, int(w.buf.Shift(p)))
-			base := w.buf.Threshold(p, 0) * mul
+			base := float64(w.buf.Threshold(p, 0) * mul)
 			w.mul = append(w.mul, mul)
 			w.base = append(w.base, base)
 			// A port pauses when its own shared use U−res reaches (base − shared)/mul, and
 			// U ≤ total, shared ≤ total: so the total must reach (base + mul·res)/(mul + 1).
-			w.bound = min(w.bound, (base+mul*w.res)/(mul+1))
+			w.bound = min(w.bound, (base+float64(mul*w.res))/(mul+1))
 		}
 		id := int32(len(n.sw))
 		for p, l := range dl {
@@ -154,8 +154,8 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		}
 		for _, fd := range lk.feeds {
 			share := fd.arr / lk.arr
-			sw.u[fd.port] += lk.qs.q * share
-			sw.du[fd.port] += slope * share
+			sw.u[fd.port] += float64(lk.qs.q * share)
+			sw.du[fd.port] += float64(slope * share)
 			sw.activate(fd.port)
 		}
 	}

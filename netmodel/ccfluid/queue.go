@@ -54,7 +54,7 @@ func (qs *queueState) advance(now engine.Time, arr, c float64, m *cc.ECNMarker, 
 		q = 0
 	}
 	qs.q = q
-	qs.served += float64(out*dt) / 8
+	qs.served += float64(float64(out*dt) / 8)
 	qs.at = now
 }
 
@@ -86,13 +86,13 @@ func markPrimitive(m *cc.ECNMarker, q float64) float64 {
 		d := q - m.KMin
 		return m.PMax * d * d / (2 * (m.KMax - m.KMin))
 	default:
-		return m.PMax*(m.KMax-m.KMin)/2 + (q - m.KMax)
+		return float64(m.PMax*(m.KMax-m.KMin)/2) + (q - m.KMax)
 	}
 }
 
 // markPrimitiveInv is the smallest q > KMin with P(q) = v, for v > 0.
 func markPrimitiveInv(m *cc.ECNMarker, v float64) float64 {
-	mid := m.PMax * (m.KMax - m.KMin) / 2
+	mid := float64(m.PMax * (m.KMax - m.KMin) / 2)
 	if v <= mid && m.PMax > 0 {
 		return m.KMin + math.Sqrt(2*v*(m.KMax-m.KMin)/m.PMax)
 	}
@@ -105,7 +105,7 @@ func markIntegral(m *cc.ECNMarker, q, slope, dt float64) float64 {
 	if slope == 0 {
 		return m.Probability(q) * dt
 	}
-	q1 := max(q+slope*dt, 0)
+	q1 := max(q+float64(slope*dt), 0)
 	return (markPrimitive(m, q1) - markPrimitive(m, q)) / slope
 }
 
@@ -126,11 +126,11 @@ func markIn(m *cc.ECNMarker, q, slope, out, pkt, need float64) engine.Time {
 	var t float64
 	switch {
 	case slope > 0:
-		t = (markPrimitiveInv(m, markPrimitive(m, q)+want*slope) - q) / slope
+		t = (markPrimitiveInv(m, markPrimitive(m, q)+float64(want*slope)) - q) / slope
 	case slope < 0:
 		// Draining: ∫p dt = (P(q) − P(q₁))/|slope|, at most P(q)/|slope| before the queue
 		// empties.
-		target := markPrimitive(m, q) + want*slope
+		target := markPrimitive(m, q) + float64(want*slope)
 		if target <= 0 {
 			return engine.Never
 		}

@@ -21,7 +21,7 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 	now := n.s.Now()
 	n.checkPath(path)
 	// Bring the sender's bytes up to now at its current injection, then withdraw it.
-	fl.rem = max(fl.rem-float64(fl.inj*secs(now-fl.at))/8, 0)
+	fl.rem = max(fl.rem-float64(float64(fl.inj*secs(now-fl.at))/8), 0)
 	fl.at = now
 	fl.state = stateSent // applyFlow withdraws a flow that is not sending
 	n.applyFlow(id, now)

@@ -78,7 +78,7 @@ func (n *Network) armRound(id int32) {
 // injected is the bytes flow id has injected by now.
 func (n *Network) injected(id int32, now engine.Time) float64 {
 	f := &n.flows[id]
-	rem := f.rem - float64(f.inj*secs(now-f.at))/8
+	rem := f.rem - float64(float64(f.inj*secs(now-f.at))/8)
 	return float64(f.bytes) - max(rem, 0)
 }
 

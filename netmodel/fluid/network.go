@@ -493,7 +493,7 @@ func (n *Network) LinkBytes(l int32) float64 {
 	for _, e := range n.links[l].on {
 		f := &n.flows[e.f]
 		rem := f.rem - float64(n.hot[e.f].rate*float64(now-f.at))/1e12
-		sum += float64(f.bytes) - max(rem, 0)/8
+		sum += float64(f.bytes) - float64(max(rem, 0)/8)
 	}
 	return sum
 }
