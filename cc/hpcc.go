@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"simd/engine"
+	"simd/engine/detmath"
 )
 
 // HPCCMaxHops is the most INT hops a packet carries (IntHeader::maxHop, 5 in the HPCC group's
@@ -275,6 +276,7 @@ func (h *HPCC) step(ref, u float64, stage int) (rate float64, newStage int) {
 }
 
 // keepFraction is how much of the old u survives elapsed time of feedback.
+// detmath, not math: math.Exp and math.Pow differ in the last bits between platforms.
 func (h *HPCC) keepFraction(elapsed engine.Time) float64 {
 	T := float64(h.cfg.BaseRTT)
 	d := float64(elapsed)
@@ -283,14 +285,14 @@ func (h *HPCC) keepFraction(elapsed engine.Time) float64 {
 		return 1 - math.Min(d, T)/T
 	}
 	if h.cfg.PacketBytes == 0 || h.rate <= 0 {
-		return math.Exp(-d / T)
+		return detmath.Exp(-d / T)
 	}
 	// One update per packet of the flow, each with τ = the packet gap at the current rate.
 	gap := h.cfg.PacketBytes * 8 / h.rate * float64(engine.Second)
 	if gap >= T {
 		return 1 - math.Min(d, T)/T
 	}
-	return math.Pow(1-gap/T, d/gap)
+	return detmath.Pow(1-gap/T, d/gap)
 }
 
 // store keeps the INT of this call for the next one (qp->hp.hop[i] = ih.hop[i]).

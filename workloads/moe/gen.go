@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"simd/configs/units"
+	"simd/engine/detmath"
 )
 
 // Limits of a Config. They keep every count and product inside an int and the tables the
@@ -138,11 +139,12 @@ func ZipfProbabilities(n int, s float64) []float64 {
 	return p
 }
 
+// zipfWeight is (k+1)^-s, by detmath.Pow: math.Pow differs in the last bits between platforms.
 func zipfWeight(k int, s float64) float64 {
 	if s == 0 {
 		return 1
 	}
-	return math.Pow(float64(k+1), -s)
+	return detmath.Pow(float64(k+1), -s)
 }
 
 // zipfTail is tail[k] = Σ_{j≥k} (j+1)^-s for k = 0..n, summed from the small end so that the
