@@ -428,7 +428,9 @@ func sendDelay(rem, rate float64) engine.Time {
 		return engine.Never
 	}
 	d := math.Ceil(float64(rem*1e12) / rate)
-	if d >= 1<<62 {
+	if !(d < 1<<62) {
+		// Converting NaN or a value beyond the range of int64 to an integer gives a
+		// different result on each platform.
 		return engine.Never
 	}
 	return engine.Time(d)
