@@ -28,12 +28,7 @@ import (
 // fusionKnown lists the lines where the compiler may fuse, each with the reason it is harmless
 // or what is pending; they are matched by file and source text, so an edited line is checked
 // again.
-var fusionKnown = []struct{ file, text, why string }{
-	{"cmd/simd/moeevent.go", "layerKB += float64(f.Bytes) / 1024",
-		"x/1024 is x·2⁻¹⁰, an exact product: fused or not, the sum rounds alike"},
-	{"cmd/simd/plots/plots.go", "return max(5*vg.Inch, vg.Length(n)*barWidth(n)*1.6+2*vg.Inch)",
-		"a plot's height; pending: vg.Length(vg.Length(n)*barWidth(n)*1.6) + 2*vg.Inch"},
-}
+var fusionKnown = []struct{ file, text, why string }{}
 
 // fusedOp matches the fused multiply-add mnemonics of Go's arm64 and amd64 assemblers.
 var fusedOp = regexp.MustCompile(`^(F(N?)M(ADD|SUB)[DS]|VF(N?)M(ADD|SUB)\w*)$`)

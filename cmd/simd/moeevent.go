@@ -120,7 +120,7 @@ layers:
 			var layerKB float64 // counted once the layer has finished
 			for i := range d.NumFlows() {
 				if f := d.Flows[i]; f.Kind == ccl.KindDispatchRDMA {
-					layerKB += float64(f.Bytes) / 1024
+					layerKB += float64(float64(f.Bytes) / 1024) // rounded: never fused into the sum
 				}
 			}
 			start := sched.Now()

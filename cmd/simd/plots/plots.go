@@ -419,7 +419,9 @@ func segmentColor(k int) color.Color { return plotutil.Color(k) }
 func barWidth(n int) vg.Length { return vg.Points(min(12, math.Max(3, 300/float64(n)))) }
 
 func barsHeight(n int) vg.Length {
-	return max(5*vg.Inch, vg.Length(n)*barWidth(n)*1.6+2*vg.Inch)
+	// The conversion rounds the product, so no platform fuses it into the sum (docs/models.md,
+	// Determinism).
+	return max(5*vg.Inch, vg.Length(vg.Length(n)*barWidth(n)*1.6)+2*vg.Inch)
 }
 
 // comparePlot draws analytical vs event time per collective from compare.csv.
