@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -293,6 +294,10 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	var fctLog *netmodel.FCTLog
 	if fct != nil {
 		fctLog = netmodel.NewFCTLog(fct.f, fab, s.conf.PacketPayloadSize)
+		if s.o.threads >= 2 || s.o.threads == 0 && runtime.GOMAXPROCS(0) >= 2 {
+			fctLog.Concurrent()
+			defer fctLog.Stop()
+		}
 		sim.Observe(fctLog)
 	}
 	mons, err := startMonitors(out, sim, &s.conf, s.o.conf, s.log)
