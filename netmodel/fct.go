@@ -25,9 +25,16 @@ type FCTLog struct {
 	w       *bufio.Writer
 	fab     *Fabric
 	payload int
-	pairs   map[uint64]pairFigures
 	line    []byte
 	err     error
+
+	// router computes the figures of the pairs, kept in pairs, on the goroutine that formats
+	// the lines: the fabric's router, or a Concurrent log's own (a Router is not safe for
+	// concurrent use; the graph it reads is).
+	router *route.Router
+	pairs  map[uint64]pairFigures
+
+	pipe *pipe[fctLine] // Concurrent: the lines are formatted and written on its goroutine
 }
 
 type pairFigures struct {
@@ -35,65 +42,128 @@ type pairFigures struct {
 	bw    uint64 // bits/s
 }
 
+// fctLine is what one line of fct.txt is made of, before it is formatted: 40 bytes.
+type fctLine struct {
+	src, dst       int32 // nodes
+	sport, dport   uint16
+	first          int32 // the first link of the path, -1 if none
+	size           uint64
+	startNs, fctNs int64
+}
+
 // NewFCTLog writes to w; payload is SimAI.conf's PACKET_PAYLOAD_SIZE.
 func NewFCTLog(w io.Writer, fab *Fabric, payload int) *FCTLog {
 	if payload < 1 {
 		payload = 1
 	}
-	return &FCTLog{w: bufio.NewWriterSize(w, 1<<16), fab: fab, payload: payload, pairs: map[uint64]pairFigures{}}
+	return &FCTLog{w: bufio.NewWriterSize(w, 1<<16), fab: fab, payload: payload, router: fab.Router, pairs: map[uint64]pairFigures{}}
+}
+
+// Concurrent moves the formatting and writing of the lines to a goroutine of the log's own
+// (see pipe), with a router of its own for the pairs' figures: FlowDone only records what the
+// line is made of, in batches. The file is the same byte for byte. Call it before the first
+// FlowDone; Flush or Stop end the goroutine.
+//
+// A pair's figures are taken from the routes when its first flow arrives, and kept. The log's
+// router has every link up, so once the fabric's router has a link down (LinkDown) FlowDone
+// waits for the goroutine to finish and goes on formatting the lines itself, with the
+// fabric's router, as a log that was never Concurrent does.
+func (l *FCTLog) Concurrent() {
+	if l.pipe == nil {
+		l.router = route.NewRouter(l.fab.Graph)
+		l.pipe = newPipe(l.writeLines)
+	}
 }
 
 // FlowDone implements Observer.
 func (l *FCTLog) FlowDone(r *FlowRecord) {
+	if l.pipe != nil && l.fab.Router.LinksDown() > 0 {
+		l.Stop()
+	}
 	if l.err != nil {
 		return
 	}
+	var line *fctLine
+	if l.pipe != nil {
+		line = l.pipe.next()
+	} else {
+		line = new(fctLine) // does not escape: stays on the stack
+	}
+	*line = fctLine{src: r.Src, dst: r.Dst, sport: r.Sport, dport: r.Dport, first: -1, size: uint64(r.Bytes),
+		startNs: int64(r.Start / engine.Nanosecond), fctNs: int64((r.Arrived - r.Start) / engine.Nanosecond)}
+	if len(r.Path) > 0 {
+		line.first = r.Path[0]
+	}
+	if l.pipe == nil {
+		l.line = l.appendLine(l.line[:0], line)
+		if _, err := l.w.Write(l.line); err != nil {
+			l.err = err
+		}
+	}
+}
+
+// writeLines formats and writes a batch of lines (on the pipe's goroutine).
+func (l *FCTLog) writeLines(batch []fctLine) error {
+	for i := range batch {
+		l.line = l.appendLine(l.line[:0], &batch[i])
+		if _, err := l.w.Write(l.line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendLine appends the text of line r to b: the ideal FCT is computed here, in 128 bits.
+func (l *FCTLog) appendLine(b []byte, r *fctLine) []byte {
 	pf := l.pair(r)
-	size := uint64(r.Bytes)
+	size := r.size
 	total := size + (size+uint64(l.payload)-1)/uint64(l.payload)*52
 	hi, lo := bits.Mul64(total, 8_000_000_000)
 	var tx uint64
 	if pf.bw > 0 && hi < pf.bw {
 		tx, _ = bits.Div64(hi, lo, pf.bw)
 	}
-	b := l.line[:0]
-	b = appendHex8(b, route.NodeIP(r.Src))
+	b = appendHex8(b, route.NodeIP(r.src))
 	b = append(b, ' ')
-	b = appendHex8(b, route.NodeIP(r.Dst))
+	b = appendHex8(b, route.NodeIP(r.dst))
 	b = append(b, ' ')
-	b = strconv.AppendUint(b, uint64(r.Sport), 10)
+	b = strconv.AppendUint(b, uint64(r.sport), 10)
 	b = append(b, ' ')
-	b = strconv.AppendUint(b, uint64(r.Dport), 10)
+	b = strconv.AppendUint(b, uint64(r.dport), 10)
 	b = append(b, ' ')
 	b = strconv.AppendUint(b, size, 10)
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(r.Start/engine.Nanosecond), 10)
+	b = strconv.AppendInt(b, r.startNs, 10)
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64((r.Arrived-r.Start)/engine.Nanosecond), 10)
+	b = strconv.AppendInt(b, r.fctNs, 10)
 	b = append(b, ' ')
 	b = strconv.AppendUint(b, pf.rttNs+tx, 10)
-	b = append(b, '\n')
-	l.line = b
-	if _, err := l.w.Write(b); err != nil {
-		l.err = err
-	}
+	return append(b, '\n')
 }
 
-func (l *FCTLog) pair(r *FlowRecord) pairFigures {
-	key := uint64(uint32(r.Src))<<32 | uint64(uint32(r.Dst))
+// pair returns the figures of line r's pair: those kept since its first flow, else the
+// router's now.
+func (l *FCTLog) pair(r *fctLine) pairFigures {
+	key := uint64(uint32(r.src))<<32 | uint64(uint32(r.dst))
 	if pf, ok := l.pairs[key]; ok {
 		return pf
 	}
+	pf := l.figures(r)
+	l.pairs[key] = pf
+	return pf
+}
+
+// figures computes the figures of line r's pair.
+func (l *FCTLog) figures(r *fctLine) pairFigures {
 	var pf pairFigures
 	t := l.fab.Topo
-	if t.Kind(r.Src) != topo.GPU || t.Kind(r.Dst) != topo.GPU {
-		if len(r.Path) > 0 {
-			pf.bw = uint64(l.fab.Graph.Rate(r.Path[0]))
+	if t.Kind(r.src) != topo.GPU || t.Kind(r.dst) != topo.GPU {
+		if r.first >= 0 {
+			pf.bw = uint64(l.fab.Graph.Rate(r.first))
 		}
-	} else if m, err := l.fab.Router.PairMetrics(r.Src, r.Dst, l.payload); err == nil {
+	} else if m, err := l.router.PairMetrics(r.src, r.dst, l.payload); err == nil {
 		pf.rttNs, pf.bw = uint64(m.RTT/engine.Nanosecond), uint64(m.Bandwidth)
 	}
-	l.pairs[key] = pf
 	return pf
 }
 
@@ -105,10 +175,27 @@ func appendHex8(b []byte, v uint32) []byte {
 	return b
 }
 
-// Flush writes what is buffered and reports the first write error.
+// Flush writes what is buffered and reports the first write error. A Concurrent log first
+// waits for its goroutine to write every line and stops it (see Stop).
 func (l *FCTLog) Flush() error {
+	l.Stop()
 	if l.err != nil {
 		return l.err
 	}
 	return l.w.Flush()
+}
+
+// Stop waits for a Concurrent log's goroutine to format every line logged so far and ends it,
+// without flushing; the lines logged after Stop are formatted by FlowDone itself, with the
+// fabric's router. A run that ends in an error stops its log; Stop does nothing on a log that
+// is not Concurrent (or no longer).
+func (l *FCTLog) Stop() {
+	if l.pipe == nil {
+		return
+	}
+	if err := l.pipe.close(); l.err == nil {
+		l.err = err
+	}
+	l.pipe = nil
+	l.router = l.fab.Router
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -341,6 +342,10 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	var fctLog *netmodel.FCTLog
 	if fct != nil {
 		fctLog = netmodel.NewFCTLog(fct.f, fab, s.conf.PacketPayloadSize)
+		if secondCore(s.o.threads) {
+			fctLog.Concurrent()
+			defer fctLog.Stop()
+		}
 		sim.Observe(fctLog)
 	}
 	mons, err := startMonitors(out, sim, &s.conf, s.o.conf, s.log)
@@ -402,6 +407,12 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	}
 	r.outputs = append(r.outputs, paths...)
 	return r, nil
+}
+
+// secondCore says whether the FCT log is formatted and written on a second core (-threads N;
+// 0: when Go may use two).
+func secondCore(threads int) bool {
+	return threads >= 2 || threads == 0 && runtime.GOMAXPROCS(0) >= 2
 }
 
 // newSimulator builds the simulator SimAI.conf asks for: ideal max-min sharing when CC_MODE

@@ -39,6 +39,7 @@ type options struct {
 	plot       bool
 	epDispatch string
 	moeModel   moe.DispatchModel
+	threads    int
 	// Limits (guard.go, memory.go).
 	limits
 	maxMemory bytesFlag
@@ -171,6 +172,17 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"moe-experts-per-gpu"}, "E", "-ep-dispatch token model: experts on each GPU of the EP group", "1", num(&o.moeModel.ExpertsPerGPU)},
 			{[]string{"moe-chunks"}, "N", "-ep-dispatch deepep: pieces each transfer is streamed in (forwards overlap the copies they wait for)", "1", num(&o.moeModel.Chunks)},
 			{[]string{"moe-zipf"}, "S", "-ep-dispatch token model: Zipf exponent of expert popularity (0: uniform)", "0", func(n, u string) { fs.Float64Var(&o.moeModel.Zipf, n, 0, u) }},
+			{[]string{"threads"}, "N", "cores a run may use: 1 runs everything on one; 2 also formats and writes the FCT log (fct.txt) on a second one; the outputs are the same byte for byte", "2 when Go may use 2 cores (GOMAXPROCS), else 1",
+				func(n, u string) {
+					fs.Func(n, u, func(v string) error {
+						k, err := strconv.Atoi(v)
+						if err != nil || k < 1 {
+							return errors.New("expected a count of cores, 1 or more")
+						}
+						o.threads = k
+						return nil
+					})
+				}},
 			{[]string{"seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&o.seed, n, 1, u) }},
 		}},
 		{"Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", []flagSpec{

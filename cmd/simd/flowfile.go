@@ -82,6 +82,10 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	var fctLog *netmodel.FCTLog
 	if fct != nil {
 		fctLog = netmodel.NewFCTLog(fct.f, fab, conf.PacketPayloadSize)
+		if secondCore(o.threads) {
+			fctLog.Concurrent()
+			defer fctLog.Stop()
+		}
 		sim.Observe(fctLog)
 	}
 	mons, err := startMonitors(out, sim, &conf, o.conf, log)

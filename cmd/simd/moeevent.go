@@ -91,6 +91,10 @@ func (o *moeRunOptions) simulateLayers(cfg *moe.Config, iters []moe.Iteration, k
 			}
 		}()
 		fctLog = netmodel.NewFCTLog(fct, fab, conf.PacketPayloadSize)
+		if secondCore(o.threads) {
+			fctLog.Concurrent()
+			defer fctLog.Stop()
+		}
 		sim.Observe(fctLog)
 	}
 	var layerS []float64

@@ -24,6 +24,7 @@ type moeRunOptions struct {
 	mode, topology, conf  string
 	seed                  uint64
 	chunks                int
+	threads               int
 	limits
 }
 
@@ -39,6 +40,7 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.topology, "n", "", "event mode: SimAI topology file `TOPO` (default: a Spectrum-X fabric of the workload's GPUs, 8 per server, 400 Gb/s NICs)")
 	fs.StringVar(&o.conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
 	fs.Uint64Var(&o.seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
+	fs.IntVar(&o.threads, "threads", 0, "event mode: `N` = 2 formats and writes fct.txt on a second core, 1 keeps everything on one (0: 2 when Go may use two cores)")
 	fs.Uint64Var(&o.maxEvents, "max-events", 0, "event mode: stop after `N` engine events, writing the finished layers' metrics and fct.txt marked incomplete (exit 3; SIGINT or SIGTERM: 130 or 143)")
 	fs.DurationVar(&o.maxWall, "max-wall", 0, "event mode: stop after this much wall-clock time (`DURATION`, e.g. 90s), as -max-events")
 	fs.IntVar(&o.chunks, "chunks", 1, "event mode, -plan deepep: stream every transfer in `N` pieces, each forward piece waiting only for the matching copy piece (1: whole transfers)")
@@ -131,6 +133,9 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	case "event":
 		if o.chunks < 1 {
 			return badInputf("-chunks %d: want at least 1", o.chunks)
+		}
+		if o.threads < 0 {
+			return badInputf("-threads %d: want 1 or more (0: as many as Go may use, up to 2)", o.threads)
 		}
 		if o.stages {
 			return badInputf("-stages: only with -mode estimate")
