@@ -95,16 +95,7 @@ func runDAG(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simd dag: %v (simd dag -h lists the flags)\n", err)
 		return exitBadInput
 	}
-	err := o.run(stdout)
-	if err != nil {
-		fmt.Fprintf(stderr, "simd dag: %v\n", err)
-		var ie inputError
-		if errors.As(err, &ie) {
-			return exitBadInput
-		}
-		return exitFailure
-	}
-	return exitOK
+	return exitStatus("simd dag", o.run(stdout), stderr)
 }
 
 func (o *dagOptions) run(w io.Writer) error {

@@ -117,15 +117,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		err = badInputf("-mode %q: expected analytical, event or compare", o.mode)
 	}
-	return exitStatus(err, stderr)
+	return exitStatus("simd", err, stderr)
 }
 
-// exitStatus reports err on stderr and returns the exit status it calls for.
-func exitStatus(err error, stderr io.Writer) int {
+// exitStatus reports err on stderr after the command's name and returns the exit status it
+// calls for: 0 without an error, a stopped run's status, 2 for bad input, 1 otherwise.
+func exitStatus(cmd string, err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "simd: %v\n", err)
+	fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 	var ie inputError
 	var se stoppedError
 	switch {

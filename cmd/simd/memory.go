@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 
 	"simd/ccl"
 	"simd/ccl/algo"
+	"simd/configs/units"
 	"simd/workloads"
 )
 
@@ -70,21 +72,29 @@ func (s *session) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bo
 			if err != nil {
 				return memoryEstimate{}, err
 			}
-			g := int64(groups)
-			if fp.Stored > (1<<62)/max(g, 1) || fp.Width > (1<<62)/max(g, 1) {
-				return memoryEstimate{bytes: 1 << 62, what: fmt.Sprintf("%s %s on %d %s groups of %d ranks: more flows than int64 counts", choice.Algorithm, c.Op, groups, c.Group, c.GroupSize)}, nil
+			all, err := fp.Scaled(groups)
+			overflow := func() (memoryEstimate, error) {
+				return memoryEstimate{bytes: math.MaxInt64, what: fmt.Sprintf("%s %s on %d %s groups of %d ranks: more flows than an int64 counts", choice.Algorithm, c.Op, groups, c.Group, c.GroupSize)}, nil
 			}
-			stored = satAdd(stored, fp.Stored*g)
-			if w := fp.Width * g; w > widest {
-				widest = w
-				widestWhat = fmt.Sprintf("%s %s of %s on %d %s groups of %d ranks: %d flows in flight at ~%d B each", choice.Algorithm, c.Op, fmtBytes(int64(c.Bytes)), groups, c.Group, c.GroupSize, w, perFlow)
+			var ok bool
+			if stored, ok = units.Sum(stored, all.Stored); err != nil || !ok {
+				return overflow()
+			}
+			if all.Width > widest {
+				widest = all.Width
+				widestWhat = fmt.Sprintf("%s %s of %s on %d %s groups of %d ranks: %d flows in flight at ~%d B each", choice.Algorithm, c.Op, fmtBytes(int64(c.Bytes)), groups, c.Group, c.GroupSize, widest, perFlow)
 			}
 		}
 	}
-	est := memoryEstimate{what: widestWhat}
-	est.bytes = satAdd(bytesBase+int64(links)*bytesPerLink, satMul(stored, bytesPerStoredFlow))
-	est.bytes = satAdd(est.bytes, satMul(widest, perFlow))
-	if satMul(stored, bytesPerStoredFlow) > satMul(widest, perFlow) {
+	plans, ok1 := units.Product(stored, bytesPerStoredFlow)
+	flight, ok2 := units.Product(widest, perFlow)
+	base, ok3 := units.Product(int64(links), bytesPerLink)
+	total, ok4 := units.Sum(bytesBase, base, plans, flight)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return memoryEstimate{bytes: math.MaxInt64, what: "more bytes than an int64 counts"}, nil
+	}
+	est := memoryEstimate{bytes: total, what: widestWhat}
+	if plans > flight {
 		est.what = fmt.Sprintf("%d flows of generated collective plans at ~%d B each", stored, bytesPerStoredFlow)
 	}
 	return est, nil
@@ -150,20 +160,6 @@ func readInt(path string) (int64, bool) {
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64) // "max" fails: no limit
 	return v, err == nil
-}
-
-func satAdd(a, b int64) int64 {
-	if a > (1<<62) || b > (1<<62) || a+b > 1<<62 {
-		return 1 << 62
-	}
-	return a + b
-}
-
-func satMul(a, b int64) int64 {
-	if a != 0 && b > (1<<62)/a {
-		return 1 << 62
-	}
-	return a * b
 }
 
 // fmtBytes writes a byte count in binary units: 1.5 GiB, 768 MiB.

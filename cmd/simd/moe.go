@@ -181,15 +181,7 @@ func runMoEGen(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		err = moeGen(cfg, out, stdout)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "simd moe gen: %v\n", err)
-		var ie inputError
-		if errors.As(err, &ie) {
-			return exitBadInput
-		}
-		return exitFailure
-	}
-	return exitOK
+	return exitStatus("simd moe gen", err, stderr)
 }
 
 // moeGen writes the workload of cfg to dir, one iteration at a time, and says what it wrote.

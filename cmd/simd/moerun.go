@@ -72,20 +72,7 @@ func runMoERun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simd moe run: %v (simd moe run -h lists the flags)\n", err)
 		return exitBadInput
 	}
-	err := o.run(fs, stdout)
-	if err != nil {
-		fmt.Fprintf(stderr, "simd moe run: %v\n", err)
-		var ie inputError
-		var se stoppedError
-		switch {
-		case errors.As(err, &se):
-			return se.cause.code
-		case errors.As(err, &ie):
-			return exitBadInput
-		}
-		return exitFailure
-	}
-	return exitOK
+	return exitStatus("simd moe run", o.run(fs, stdout), stderr)
 }
 
 func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {

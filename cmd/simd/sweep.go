@@ -146,15 +146,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "simd sweep: %v\n", err)
-		var ie inputError
-		if errors.As(err, &ie) {
-			return exitBadInput
-		}
-		return exitFailure
-	}
-	return exitOK
+	return exitStatus("simd sweep", err, stderr)
 }
 
 // sweepPlan is a checked spec with the things every run shares.
