@@ -97,15 +97,14 @@ func listenInterrupts() (release func()) {
 // interrupted is the stop cause of a signal received since listening began, or nil.
 func interrupted() *stopCause {
 	s := syscall.Signal(interrupts.got.Load())
-	switch s {
-	case 0:
+	if s == 0 {
 		return nil
-	case syscall.SIGINT:
-		return &stopCause{reason: "SIGINT", code: 128 + int(s)}
-	case syscall.SIGTERM:
-		return &stopCause{reason: "SIGTERM", code: 128 + int(s)}
 	}
-	return &stopCause{reason: s.String(), code: 128 + int(s)}
+	reason := "SIGTERM" // the only other signal listened to
+	if s == syscall.SIGINT {
+		reason = "SIGINT"
+	}
+	return &stopCause{reason: reason, code: 128 + int(s)}
 }
 
 // runGuard watches a run on its scheduler, between events: it drives the progress report and
