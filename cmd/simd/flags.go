@@ -267,6 +267,9 @@ func parseFlags(args []string) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (simd -h lists the flags)", fs.Arg(0))
 	}
+	if o.maxWall < 0 {
+		return nil, fmt.Errorf("-max-wall %v: expected a duration of 0 (no limit) or more", o.maxWall)
+	}
 	canonical := map[string]string{}
 	for _, g := range groups {
 		for _, s := range g.flags {

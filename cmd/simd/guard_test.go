@@ -146,9 +146,13 @@ func TestMoERunMaxEvents(t *testing.T) {
 	noTemporaries(t, out)
 }
 
-// -max-wall stops a run that takes longer (looked at every few thousand events).
+// -max-wall stops a run that takes longer (looked at every few thousand events); a negative
+// one is refused.
 func TestMaxWall(t *testing.T) {
 	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, dir, "-max-wall", "-1s", "-o", "neg"); code != exitBadInput || !strings.Contains(errOut, "-max-wall -1s: expected a duration of 0") {
+		t.Errorf("-max-wall -1s: exit %d: %s", code, errOut)
+	}
 	code, _, errOut := runCLI(t, dir, "-w", "example:microAllReduce.txt", "-g", "64", "-o", "out", "-max-wall", "1ns")
 	if code != exitStopped || !strings.Contains(errOut, "stopped by -max-wall 1ns") {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -121,6 +121,9 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		if o.chunks < 1 {
 			return badInputf("-chunks %d: want at least 1", o.chunks)
 		}
+		if o.maxWall < 0 {
+			return badInputf("-max-wall %v: expected a duration of 0 (no limit) or more", o.maxWall)
+		}
 		if o.threads < 0 {
 			return badInputf("-threads %d: want 1 or more (0: as many as Go may use, up to 2)", o.threads)
 		}
