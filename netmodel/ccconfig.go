@@ -6,6 +6,7 @@ import (
 	"simd/cc"
 	"simd/configs"
 	"simd/netmodel/ccfluid"
+	"simd/netmodel/fluid"
 )
 
 // Congestion-control modes of SimAI.conf's CC_MODE (ns-3 rdma-hw.cc).
@@ -72,6 +73,19 @@ func CCConfig(c *configs.SimAIConf, fab *Fabric, seed uint64) (cfg ccfluid.Confi
 		}
 	}
 	return cfg, true, nil
+}
+
+// TransportFor is SimAI's transport for c: packets of PACKET_PAYLOAD_SIZE with SimAI's headers
+// (and HPCC's INT header under CC_MODE 3), an ACK per packet, and a flow done when its sender
+// has the ACK of its last packet — or, with atArrival, when its last byte reaches the receiver.
+func TransportFor(c *configs.SimAIConf, atArrival bool) fluid.Transport {
+	var intBytes int64
+	if c.CCMode == CCModeHPCC {
+		intBytes = fluid.HPCCIntBytes
+	}
+	t := fluid.SimAITransport(int64(c.PacketPayloadSize), intBytes)
+	t.AtAck = !atArrival
+	return t
 }
 
 func ccModeName(m int) string {

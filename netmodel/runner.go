@@ -3,6 +3,7 @@ package netmodel
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"simd/ccl"
@@ -47,6 +48,10 @@ type Options struct {
 	// TrackBottlenecks reports to BottleneckObservers which link limited each flow's bytes
 	// (it costs a few float operations per re-rated flow).
 	TrackBottlenecks bool
+	// Transport is how flows cross the network as packets and when a flow is done (the zero
+	// value: a pure fluid, done at the last byte's arrival). With congestion control it is
+	// ccfluid.Config's.
+	Transport fluid.Transport
 }
 
 // RunID names a DAG run of a Simulator.
@@ -98,6 +103,11 @@ type Simulator struct {
 	flows   uint64
 	records FlowRecord
 	raw     []RawFlow
+
+	// tr is the transport (Options.Transport, or the congestion-controlled network's);
+	// ackBuf holds the route of a flow's ACKs while the flow starts.
+	tr     fluid.Transport
+	ackBuf []int32
 
 	// failed holds the links taken down so far (LinkDown), moved the flows to reroute.
 	failed []failedLink
@@ -222,8 +232,8 @@ type dagRun struct {
 
 // NewSimulator builds the network over fab's graph; flows are scheduled on s.
 func NewSimulator(s *engine.Scheduler, fab *Fabric, opt Options) *Simulator {
-	m := &Simulator{s: s, fab: fab}
-	m.ideal = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true})
+	m := &Simulator{s: s, fab: fab, tr: opt.Transport}
+	m.ideal = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true, Transport: opt.Transport})
 	m.net = m.ideal
 	m.hid = s.Register(m)
 	return m
@@ -233,7 +243,7 @@ func NewSimulator(s *engine.Scheduler, fab *Fabric, opt Options) *Simulator {
 // (package ccfluid) instead of ideal max-min sharing; PFC frames go to pfc (may be nil).
 // Bottleneck tracking is a feature of the ideal model only.
 func NewCCSimulator(s *engine.Scheduler, fab *Fabric, cfg ccfluid.Config, pfc ccfluid.PFCObserver) (*Simulator, error) {
-	m := &Simulator{s: s, fab: fab}
+	m := &Simulator{s: s, fab: fab, tr: cfg.Transport}
 	n, err := ccfluid.New(s, fab.Graph, m, pfc, cfg)
 	if err != nil {
 		return nil, err
@@ -243,9 +253,9 @@ func NewCCSimulator(s *engine.Scheduler, fab *Fabric, cfg ccfluid.Config, pfc cc
 	return m, nil
 }
 
-// flowNetwork is what the simulator needs of a network model.
+// flowNetwork is what the simulator needs of a network model besides starting flows (which
+// the two models do differently: see startPath).
 type flowNetwork interface {
-	Start(path []int32, bytes int64, delay engine.Time, tag int64) fluid.FlowID
 	Tag(f fluid.FlowID) int64
 	Bytes(f fluid.FlowID) int64
 	Path(f fluid.FlowID) []int32
@@ -405,16 +415,34 @@ func (m *Simulator) fail(flow string, err error) {
 }
 
 // startPath routes a flow with the next source port of its node pair and hands it to the
-// network.
+// network. With the transport's ACKs it also routes the ACKs
+// back, as the receiver's switches forward them: from dst to src with the flow's ports swapped
+// (SimAI's ACK carries sport = the flow's dport and dport = its sport, rdma-hw.cc ReceiveUdp).
+// The ideal model is given the time from the last byte leaving the sender to the flow being
+// done; the congestion-controlled model follows the last packet and the ACK through its queues
+// itself.
 func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int64) error {
 	ps := m.pairs.get(src, dst)
 	sport := route.QPSport(int(ps.qps))
 	ps.qps++
-	path, delay, err := m.route(ps, src, dst, sport, dport)
+	path, delay, err := m.route(ps, &m.pathBuf, src, dst, sport, dport)
 	if err != nil {
 		return err
 	}
-	nf := m.net.Start(path, bytes, delay, tag)
+	var ack []int32
+	if m.tr.AtAck || m.ccnet != nil && m.tr.Payload > 0 {
+		// The reverse pair's cache holds its path when it has a single one (the ACK's ports
+		// cannot change it); path stays valid: the arena only grows and pathBuf is not reused.
+		if ack, _, err = m.route(m.pairs.get(dst, src), &m.ackBuf, dst, src, dport, sport); err != nil {
+			return err
+		}
+	}
+	var nf fluid.FlowID
+	if m.ccnet != nil {
+		nf = m.ccnet.Start(path, ack, bytes, tag)
+	} else {
+		nf = m.ideal.Start(path, bytes, m.doneDelay(delay, ack), tag)
+	}
 	if m.track {
 		for int(nf) >= len(m.inflight) {
 			m.inflight = append(m.inflight, inflightFlow{})
@@ -425,17 +453,40 @@ func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int
 	return nil
 }
 
+// doneDelay is, in the ideal model, the time from a flow's last byte leaving its sender to the
+// flow being done besides its last packet's store-and-forward, which the network adds
+// (Transport.Tail): the path's propagation delay, and with ACK completion the ACK's
+// propagation and serialisation on its route back. No queue delays anything: the ideal model
+// has none.
+func (m *Simulator) doneDelay(delay engine.Time, ack []int32) engine.Time {
+	if !m.tr.AtAck {
+		return delay
+	}
+	g := m.fab.Graph
+	var inv float64
+	for _, l := range ack {
+		delay += g.Delay(l)
+		inv += 1 / g.Rate(l)
+	}
+	return delay + ceilSeconds(float64(float64(m.tr.Ack*8)*inv))
+}
+
+// ceilSeconds converts seconds to picoseconds, rounded up.
+func ceilSeconds(s float64) engine.Time {
+	return engine.Time(math.Ceil(s * 1e12))
+}
+
 // route is the path and propagation delay of a flow: cached for pairs with a single path,
-// routed hop by hop with the flow's ports otherwise.
-func (m *Simulator) route(ps *pairState, src, dst int32, sport, dport uint16) ([]int32, engine.Time, error) {
+// routed hop by hop with the flow's ports into *buf otherwise.
+func (m *Simulator) route(ps *pairState, buf *[]int32, src, dst int32, sport, dport uint16) ([]int32, engine.Time, error) {
 	if ps.known && ps.n >= 0 {
 		return m.pathArena[ps.off : ps.off+ps.n], ps.delay, nil
 	}
-	path, err := m.fab.Router.Route(m.pathBuf, src, dst, sport, dport)
+	path, err := m.fab.Router.Route(*buf, src, dst, sport, dport)
 	if err != nil {
 		return nil, 0, err
 	}
-	m.pathBuf = path
+	*buf = path
 	delay := m.fab.Graph.Stats(path).Delay
 	if !ps.known {
 		ps.known, ps.n = true, -1
@@ -505,12 +556,6 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 // Fabric is the fabric the simulator routes over.
 func (m *Simulator) Fabric() *Fabric { return m.fab }
 
-// rerouter is a network that can move a transmitting flow onto another path, which LinkDown
-// needs (fluid.Network.Reroute, ccfluid.Network.Reroute).
-type rerouter interface {
-	Reroute(f fluid.FlowID, path []int32, delay engine.Time)
-}
-
 // linkFlows returns the function that appends the flows transmitting on a directed link to a
 // buffer, nil if the network cannot list them.
 func (m *Simulator) linkFlows() func(l int32, buf []fluid.FlowID) []fluid.FlowID {
@@ -561,7 +606,7 @@ func (m *Simulator) LinkDown(at engine.Time, a, b int32) error {
 	if a == b || len(g.Links(nil, a, b)) == 0 {
 		return fmt.Errorf("nodes %d and %d are not linked", a, b)
 	}
-	if _, ok := m.net.(rerouter); !ok || m.linkFlows() == nil {
+	if m.linkFlows() == nil {
 		return errors.New("this network model cannot move flows off a failed link")
 	}
 	if at < m.s.Now() {
@@ -597,15 +642,22 @@ func (m *Simulator) linkDown(a, b int32) {
 	// In flow order (the lists' order depends on the history of removals), once each.
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	rr := m.net.(rerouter)
 	for _, f := range ids {
 		in := &m.inflight[f]
-		path, delay, err := m.route(m.pairs.get(in.src, in.dst), in.src, in.dst, in.sport, in.dport)
+		path, delay, err := m.route(m.pairs.get(in.src, in.dst), &m.pathBuf, in.src, in.dst, in.sport, in.dport)
+		var ack []int32
+		if err == nil && (m.tr.AtAck || m.ccnet != nil && m.tr.Payload > 0) {
+			ack, _, err = m.route(m.pairs.get(in.dst, in.src), &m.ackBuf, in.dst, in.src, in.dport, in.sport)
+		}
 		if err != nil {
 			m.fail(m.describe(f), err)
 			break
 		}
-		rr.Reroute(f, path, delay)
+		if m.ccnet != nil {
+			m.ccnet.Reroute(f, path, ack)
+		} else {
+			m.ideal.Reroute(f, path, m.doneDelay(delay, ack))
+		}
 	}
 	m.moved = ids[:0]
 }

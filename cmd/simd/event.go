@@ -317,7 +317,7 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 		return nil, err
 	}
 	defer pfc.abort()
-	sim, pfcLog, err := newSimulator(&s.conf, s.o.conf, sched, fab, tally, s.o.seed, pfc)
+	sim, pfcLog, err := newSimulator(&s.conf, s.o.conf, sched, fab, tally, s.o.seed, s.o.completion, pfc)
 	if err != nil {
 		return nil, err
 	}
@@ -416,16 +416,26 @@ func secondCore(threads int) bool {
 }
 
 // newSimulator builds the simulator SimAI.conf asks for: ideal max-min sharing when CC_MODE
-// asks for no rate control, the fluid queue model with DCQCN, ECN and PFC for CC_MODE 1. PFC
-// frames go to pfc when it is not nil (the returned log, to be flushed).
-func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Scheduler, fab *netmodel.Fabric, tally bool, seed uint64, pfc *streamFile) (*netmodel.Simulator, *netmodel.PFCLog, error) {
+// asks for no rate control, the fluid queue model with DCQCN, ECN and PFC for CC_MODE 1; flows
+// are packets of PACKET_PAYLOAD_SIZE with SimAI's headers, done by the completion rule (-completion:
+// "ack" or "arrival"). PFC frames go to pfc when it is not nil (the returned log, to be flushed).
+func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Scheduler, fab *netmodel.Fabric, tally bool, seed uint64, completion string, pfc *streamFile) (*netmodel.Simulator, *netmodel.PFCLog, error) {
 	where := func(key string) string { return confWhere(conf, confPath, key) }
+	var atArrival bool
+	switch completion {
+	case "ack", "":
+	case "arrival":
+		atArrival = true
+	default:
+		return nil, nil, badInputf("-completion %q: expected ack or arrival", completion)
+	}
 	cfg, on, err := netmodel.CCConfig(conf, fab, seed)
 	if err != nil {
 		return nil, nil, badInputf("%s: CC_MODE: %v", where("CC_MODE"), err)
 	}
+	tr := netmodel.TransportFor(conf, atArrival)
 	if !on {
-		sim := netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally})
+		sim := netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally, Transport: tr})
 		if err := scheduleLinkDown(sim, conf, confPath); err != nil {
 			return nil, nil, err
 		}
@@ -437,6 +447,7 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 		log = netmodel.NewPFCLog(pfc.f)
 		obs = log
 	}
+	cfg.Transport = tr
 	sim, err := netmodel.NewCCSimulator(sched, fab, cfg, obs)
 	if err != nil {
 		return nil, nil, badInputf("%s: %v", where("CC_MODE"), err)

@@ -40,6 +40,7 @@ type options struct {
 	epDispatch string
 	moeModel   moe.DispatchModel
 	threads    int
+	completion string
 	// Limits (guard.go, memory.go).
 	limits
 	maxMemory bytesFlag
@@ -112,7 +113,7 @@ type group struct {
 func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
 	*o = options{mode: "event", outDir: "results", ppo: 1, logLevel: "info", lang: "en", algoPolicy: "simccl", sendLatNs: -1,
-		epDispatch: "nccl", moeModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1},
+		epDispatch: "nccl", completion: "ack", moeModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1},
 		nvls: os.Getenv("AS_NVLS_ENABLE") == "1", pxn: os.Getenv("AS_PXN_ENABLE") == "1"}
 	str := func(p *string) func(string, string) {
 		return func(n, u string) { fs.StringVar(p, n, *p, u) }
@@ -183,6 +184,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 						return nil
 					})
 				}},
+			{[]string{"completion"}, "RULE", "when a flow is done, and its receiver may go on: ack (SimAI's ns-3: the sender has the ACK of its last packet, and the receiving rank is told then) or arrival (its last byte reaches the receiver)", "ack", str(&o.completion)},
 			{[]string{"seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&o.seed, n, 1, u) }},
 		}},
 		{"Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", []flagSpec{

@@ -70,7 +70,7 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer pfc.abort()
-	sim, pfcLog, err := newSimulator(&conf, o.conf, sched, fab, false, o.seed, pfc)
+	sim, pfcLog, err := newSimulator(&conf, o.conf, sched, fab, false, o.seed, o.completion, pfc)
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func (o *moeRunOptions) simulateLayers(cfg *moe.Config, iters []moe.Iteration, k
 		return moe.Metrics{}, err
 	}
 	sched := engine.NewScheduler()
-	sim, _, err := newSimulator(&conf, o.conf, sched, fab, false, o.seed, nil)
+	sim, _, err := newSimulator(&conf, o.conf, sched, fab, false, o.seed, o.completion, nil)
 	if err != nil {
 		return moe.Metrics{}, err
 	}

@@ -80,8 +80,8 @@ func TestMonitorBandwidthOfOneFlow(t *testing.T) {
 		End: 2100000000 * engine.Microsecond, QlenInterval: every, BWInterval: every, QPInterval: every,
 	})
 	const size = 2 * MB // 41.94 µs at 400 Gb/s
-	n.Start([]int32{0, 3}, size, 0, 1)
-	s.AtFunc(195*engine.Microsecond, func() { n.Start([]int32{0, 3}, size, 0, 2) })
+	n.Start([]int32{0, 3}, nil, size, 1)
+	s.AtFunc(195*engine.Microsecond, func() { n.Start([]int32{0, 3}, nil, size, 2) })
 	s.Run()
 	if s.Now() != 240*engine.Microsecond {
 		t.Errorf("the run ended at %v, want 240 µs (the sample after the second flow)", s.Now())
@@ -133,7 +133,7 @@ func TestMonitorWindow(t *testing.T) {
 	s, n, r := monitored(t, 1, repoConfig(), Monitor{
 		Start: 15 * engine.Microsecond, End: 55 * engine.Microsecond, QlenInterval: every, BWInterval: every, QPInterval: every,
 	})
-	n.Start([]int32{0, 3}, 10*MB, 0, 1)
+	n.Start([]int32{0, 3}, nil, 10*MB, 1)
 	s.Run()
 	var ats []engine.Time
 	for _, row := range r.bw {
@@ -164,7 +164,7 @@ func TestMonitorIncast(t *testing.T) {
 	})
 	ids := make([]FlowID, k)
 	for i := range k {
-		ids[i] = n.Start([]int32{int32(2 * i), int32(2*k + 1)}, 1<<40, 0, int64(i))
+		ids[i] = n.Start([]int32{int32(2 * i), int32(2*k + 1)}, nil, 1<<40, int64(i))
 	}
 	lastQ := map[int32]int64{}
 	lastRate := map[FlowID]int64{}
@@ -256,7 +256,7 @@ func TestMonitorDoesNotPerturb(t *testing.T) {
 		}
 		var ids []FlowID
 		for i := range k {
-			ids = append(ids, n.Start([]int32{int32(2 * i), int32(2*k + 1)}, 1<<40, 0, int64(i)))
+			ids = append(ids, n.Start([]int32{int32(2 * i), int32(2*k + 1)}, nil, 1<<40, int64(i)))
 		}
 		s.RunUntil(2 * engine.Millisecond)
 		var inj []float64
@@ -285,7 +285,7 @@ func TestMonitorErrors(t *testing.T) {
 	if err := n.Monitor(Monitor{End: engine.Second, BW: r}); err == nil {
 		t.Error("a zero interval was accepted")
 	}
-	n.Start([]int32{0, 3}, MB, 0, 1)
+	n.Start([]int32{0, 3}, nil, MB, 1)
 	if err := n.Monitor(Monitor{End: engine.Second, BW: r, BWInterval: engine.Microsecond}); err == nil {
 		t.Error("monitors were accepted after a flow started")
 	}

@@ -70,6 +70,9 @@ type Config struct {
 	// Seed picks, for each marked packet, which flow it belongs to (weighted by the flows'
 	// arrival rates at the port).
 	Seed uint64
+	// Transport is how flows cross the network as packets and when a flow is done; Start is
+	// given each flow's size with its headers and its last packet's, and its ACKs' route.
+	Transport fluid.Transport
 }
 
 // Stats are the network's counters.
@@ -107,32 +110,39 @@ const (
 // flow is one transfer: its sender's rate (cc), what its NIC injects, and how far along the
 // path its injection reaches (up to the first paused link).
 type flow struct {
-	tag    int64
-	bytes  int64
-	off    int32 // path: arena[off : off+hops]
-	hops   int32
-	room   int32
-	delay  engine.Time // sum of the path's link delays
-	start  engine.Time
-	rem    float64 // bytes left to inject, at time at
-	at     engine.Time
-	inj    float64 // bits/s the NIC injects now
-	cinj   float64 // the injection the links' arrival sums hold for this flow
-	extent int32   // hops [0, extent) hold cinj in their arrivals
-	gen    uint32
-	state  uint8
-	rp     cc.DCQCN
-	gate   cc.CNPGate
-	lastRx engine.Time
-	bn     int32       // the link where the last byte waited longest, -1 when it never waited
-	bnWait engine.Time // that wait
-	cnps   uint32      // CNPs that reached the sender while it was sending (monitor.go)
-	line   float64     // line rate: its first link's
-	marks  uint32      // DCTCP: marked packets in the current round
-	roundB float64     // DCTCP, HPCC: bytes injected when the current round began
-	roundT engine.Timer
-	sendT  engine.Timer
-	ccT    engine.Timer
+	tag   int64
+	bytes int64 // payload
+	wire  int64 // bytes on the wire: payload and headers
+	off   int32 // path: arena[off : off+hops], then the ACKs' route: arena[off+hops : off+hops+ack]
+	hops  int32
+	ack   int32
+	room  int32
+	delay engine.Time // sum of the path's link delays
+	// sf is the time the switches of the path take to store the last packet before sending it
+	// on; ackDelay the ACK's propagation and serialisation on its route back; rtt0 the round
+	// trip of a full packet and its ACK through empty queues, seconds (the window's clock).
+	sf, ackDelay engine.Time // sf: Transport.Tail, set when the flow is sent
+	rtt0         float64
+	start        engine.Time
+	rem          float64 // bytes left to inject, at time at
+	at           engine.Time
+	inj          float64 // bits/s the NIC injects now
+	cinj         float64 // the injection the links' arrival sums hold for this flow
+	extent       int32   // hops [0, extent) hold cinj in their arrivals
+	gen          uint32
+	state        uint8
+	rp           cc.DCQCN
+	gate         cc.CNPGate
+	lastRx       engine.Time
+	bn           int32       // the link where the last byte waited longest, -1 when it never waited
+	bnWait       engine.Time // that wait
+	cnps         uint32      // CNPs that reached the sender while it was sending (monitor.go)
+	line         float64     // line rate: its first link's
+	marks        uint32      // DCTCP: marked packets in the current round
+	roundB       float64     // DCTCP, HPCC: bytes injected when the current round began
+	roundT       engine.Timer
+	sendT        engine.Timer
+	ccT          engine.Timer
 }
 
 // entry is a flow on a link's list: the flow and the hop of its path this link is.
@@ -218,7 +228,8 @@ type Network struct {
 	dirtySw    []int32
 	pending    bool
 	fill       []fillItem
-	ifidx      []int32 // per directed link: ns-3 device index at its sending node, 0 unknown
+	ifidx      []int32   // per directed link: ns-3 device index at its sending node, 0 unknown
+	rates      []float64 // scratch: the rates of a path's links (Transport.Tail)
 
 	stats Stats
 
@@ -295,11 +306,14 @@ type nopObserver struct{}
 func (nopObserver) FlowSent(FlowID, engine.Time)    {}
 func (nopObserver) FlowArrived(FlowID, engine.Time) {}
 
-// Start begins a flow now over path (directed links, copied) of bytes (0 counts as 1), at its
-// line rate until congestion control says otherwise. delay is ignored: the model adds each
-// link's delay as the last byte crosses it (it is accepted so that both models share the
-// runner's call).
-func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64) FlowID {
+// Start begins a flow now over path (directed links, copied) of bytes (0 counts as 1; the
+// links also carry the headers of Config.Transport's packets), at its line rate until
+// congestion control says otherwise. ack is the route of its ACKs back to the sender (copied;
+// nil without ACKs). The flow is sent when its NIC has injected the last byte; its last byte
+// then follows the queues of the path, the switches store its last packet before sending it
+// on (Transport.Tail), and with Transport.AtAck the ACK follows the queues of its own route
+// back, behind the data queued there, before the flow is done.
+func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	if bytes < 0 {
 		panic("ccfluid: Start with negative size " + strconv.FormatInt(bytes, 10))
 	}
@@ -307,6 +321,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		bytes = 1
 	}
 	n.checkPath(path)
+	n.checkPath(ack)
 	var id int32
 	if k := len(n.free); k > 0 {
 		id = n.free[k-1]
@@ -316,9 +331,9 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		n.flows = append(n.flows, flow{})
 	}
 	f := &n.flows[id]
-	h := int32(len(path))
-	if h > f.room {
-		f.room = max(h, 8)
+	h, ah := int32(len(path)), int32(len(ack))
+	if h+ah > f.room {
+		f.room = max(h+ah, 8)
 		f.off = int32(len(n.arena))
 		for range f.room {
 			n.arena = append(n.arena, 0)
@@ -327,21 +342,23 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	}
 	now := n.s.Now()
 	f.tag, f.bytes, f.hops, f.start = tag, bytes, h, now
-	f.rem, f.at, f.inj, f.cinj, f.extent = float64(bytes), now, 0, 0, 0
+	f.wire = n.cfg.Transport.Wire(bytes)
+	f.rem, f.at, f.inj, f.cinj, f.extent = float64(f.wire), now, 0, 0, 0
 	f.gen++
 	f.state = stateSending
 	f.sendT, f.ccT = engine.Timer{}, engine.Timer{}
 	f.gate, f.lastRx = cc.CNPGate{}, 0
 	f.bn, f.bnWait = -1, 0
 	f.cnps = 0
-	f.delay = 0
 	copy(n.arena[f.off:f.off+h], path)
+	copy(n.arena[f.off+h:f.off+h+ah], ack)
+	f.ack = ah
 	for k, l := range path {
 		lk := &n.links[l]
 		n.apos[f.off+int32(k)] = int32(len(lk.on))
 		lk.on = append(lk.on, entry{id, int32(k)})
-		f.delay += lk.delay
 	}
+	n.times(f)
 	n.stats.Started++
 	if n.mon != nil {
 		n.mon.wake()
@@ -378,6 +395,36 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	n.links[first].src = append(n.links[first].src, id)
 	n.nicDirty(first)
 	return FlowID(id)
+}
+
+// times sets flow f's delays from its path and ACK route (in the arena): the path's
+// propagation delay, the ACK's propagation and serialisation back, and the base round trip of
+// a full packet and its ACK, the window's clock. Without packets a flow's round trip is twice
+// its path's delay.
+func (n *Network) times(f *flow) {
+	tr := &n.cfg.Transport
+	f.delay, f.sf, f.ackDelay = 0, 0, 0
+	var inv, ackInv float64
+	for k := range f.hops {
+		lk := &n.links[n.arena[f.off+k]]
+		f.delay += lk.delay
+		inv += 1 / lk.capa
+	}
+	var ackProp engine.Time
+	for k := range f.ack {
+		lk := &n.links[n.arena[f.off+f.hops+k]]
+		ackProp += lk.delay
+		ackInv += 1 / lk.capa
+	}
+	if tr.Payload <= 0 {
+		f.rtt0 = 2 * secs(f.delay)
+		return
+	}
+	f.ackDelay = ackProp + ceilPs(float64(float64(tr.Ack*8)*ackInv))
+	if f.ack == 0 {
+		ackProp = f.delay // no route given: the ACK comes back as the data went
+	}
+	f.rtt0 = secs(f.delay+ackProp) + float64(float64(tr.Full()*8)*inv) + float64(float64(tr.Ack*8)*ackInv)
 }
 
 // extentOf is the number of hops the flow's injection reaches: up to and including the first
@@ -735,6 +782,14 @@ func (n *Network) armCC(id int32) {
 // sharing, and its last byte starts through the queues.
 func (n *Network) sent(id int32, now engine.Time) {
 	f := &n.flows[id]
+	f.sf = 0
+	if n.cfg.Transport.Payload > 0 && f.hops > 1 {
+		n.rates = n.rates[:0]
+		for _, l := range n.arena[f.off : f.off+f.hops] {
+			n.rates = append(n.rates, n.links[l].capa)
+		}
+		f.sf = n.cfg.Transport.Tail(f.bytes, f.inj, n.rates)
+	}
 	f.rem, f.at = 0, now
 	f.state = stateSent
 	n.applyFlow(id, now)
@@ -780,14 +835,23 @@ func (n *Network) enter(id int32, hop int32, now engine.Time) {
 // once and the path's delay is added at the end, as in the ideal model.
 func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
 	f := &n.flows[id]
-	if w := now - entered; w > f.bnWait {
+	if w := now - entered; w > f.bnWait && hop < f.hops {
 		f.bnWait, f.bn = w, n.arena[f.off+hop]
 	}
-	if hop+1 == f.hops {
-		n.arrive(id, now+f.delay)
-		return
+	end := f.hops
+	if n.cfg.Transport.AtAck {
+		end += f.ack
 	}
-	n.enter(id, hop+1, now)
+	switch {
+	case hop+1 < end:
+		n.enter(id, hop+1, now)
+	case end > f.hops:
+		// The ACK has left the last queue of its route: the path's and the route's delays,
+		// the last packet's store-and-forward and the ACK's serialisation remain.
+		n.arrive(id, now+f.delay+f.sf+f.ackDelay)
+	default:
+		n.arrive(id, now+f.delay+f.sf)
+	}
 }
 
 // markerOut: link l's head marker has been served.
@@ -918,8 +982,8 @@ func (n *Network) Graph() *route.Graph { return n.g }
 func (n *Network) Injected(f FlowID) float64 {
 	fl := &n.flows[f]
 	if fl.state != stateSending {
-		return float64(fl.bytes)
+		return float64(fl.wire)
 	}
 	rem := fl.rem - float64(float64(fl.inj*secs(n.s.Now()-fl.at))/8)
-	return float64(fl.bytes) - max(rem, 0)
+	return float64(fl.wire) - max(rem, 0)
 }

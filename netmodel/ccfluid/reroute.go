@@ -3,16 +3,14 @@ package ccfluid
 import (
 	"slices"
 	"strconv"
-
-	"simd/engine"
 )
 
-// Reroute moves flow f, which must still be transmitting, onto path at the current time (a
-// link failed under it): it keeps its sender state and remaining bytes, leaves the arrivals,
-// lists and feeds of its old links and joins the new ones, and its port re-shares. delay is
-// ignored, as in Start. A flow already sent keeps its last byte where it is: queued bytes
-// drain even from a failed link (the model does not drop them).
-func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
+// Reroute moves flow f, which must still be transmitting, onto path, its ACKs onto ack, at the
+// current time (a link failed under it): it keeps its sender state and remaining bytes, leaves
+// the arrivals, lists and feeds of its old links and joins the new ones, and its port
+// re-shares. A flow already sent keeps its last byte where it is: queued bytes drain even from
+// a failed link (the model does not drop them).
+func (n *Network) Reroute(f FlowID, path, ack []int32) {
 	id := int32(f)
 	fl := &n.flows[id]
 	if fl.state != stateSending {
@@ -20,6 +18,7 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 	}
 	now := n.s.Now()
 	n.checkPath(path)
+	n.checkPath(ack)
 	// Bring the sender's bytes up to now at its current injection, then withdraw it.
 	fl.rem = max(fl.rem-float64(float64(fl.inj*secs(now-fl.at))/8), 0)
 	fl.at = now
@@ -35,23 +34,24 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 	}
 	n.nicDirty(oldFirst)
 
-	h := int32(len(path))
-	if h > fl.room {
-		fl.room = max(h, 8)
+	h, ah := int32(len(path)), int32(len(ack))
+	if h+ah > fl.room {
+		fl.room = max(h+ah, 8)
 		fl.off = int32(len(n.arena))
 		for range fl.room {
 			n.arena = append(n.arena, 0)
 			n.apos = append(n.apos, 0)
 		}
 	}
-	fl.hops, fl.delay = h, 0
+	fl.hops, fl.ack = h, ah
 	copy(n.arena[fl.off:fl.off+h], path)
+	copy(n.arena[fl.off+h:fl.off+h+ah], ack)
 	for k, l := range path {
 		lk := &n.links[l]
 		n.apos[fl.off+int32(k)] = int32(len(lk.on))
 		lk.on = append(lk.on, entry{id, int32(k)})
-		fl.delay += lk.delay
 	}
+	n.times(fl)
 	if h == 0 {
 		n.sent(id, now)
 		return

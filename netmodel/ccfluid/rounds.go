@@ -37,8 +37,8 @@ func (n *Network) demand(id int32, now engine.Time) float64 {
 	if n.cfg.VarWin {
 		w *= r / f.line
 	}
-	rtt := 2 * secs(f.delay)
-	for k := range f.hops {
+	rtt := f.rtt0
+	for k := range f.hops + f.ack {
 		l := n.arena[f.off+k]
 		if c := n.capOf(l); c > 0 {
 			n.advanceLink(l, now)
@@ -55,8 +55,8 @@ func (n *Network) demand(id int32, now engine.Time) float64 {
 // path, at least 1 ns.
 func (n *Network) roundTrip(id int32, now engine.Time) engine.Time {
 	f := &n.flows[id]
-	rtt := 2 * f.delay
-	for k := range f.hops {
+	rtt := ceilPs(f.rtt0)
+	for k := range f.hops + f.ack {
 		l := n.arena[f.off+k]
 		if c := n.capOf(l); c > 0 {
 			n.advanceLink(l, now)
@@ -79,7 +79,7 @@ func (n *Network) armRound(id int32) {
 func (n *Network) injected(id int32, now engine.Time) float64 {
 	f := &n.flows[id]
 	rem := f.rem - float64(float64(f.inj*secs(now-f.at))/8)
-	return float64(f.bytes) - max(rem, 0)
+	return float64(f.wire) - max(rem, 0)
 }
 
 // hpccPrev is what a flow's last HPCC round saw of each switch hop, to turn the ports' byte

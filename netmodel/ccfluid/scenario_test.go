@@ -18,7 +18,7 @@ func TestOneFlowAtLineRate(t *testing.T) {
 	g := star(t, 2, G400, engine.Microsecond)
 	s, n, rec, pl := setup(t, g, repoConfig())
 	const size = 10 * MB
-	f := n.Start([]int32{0, 3}, size, 0, 7)
+	f := n.Start([]int32{0, 3}, nil, size, 7)
 	s.RunUntil(engine.Nanosecond)
 	if r, inj := n.Rate(f), n.Injection(f); r != G400 || inj != G400 {
 		t.Errorf("rate %v, injection %v: a lone flow sends at line rate", r, inj)
@@ -46,7 +46,7 @@ func incast(t *testing.T, k int, cfg Config, warm, end engine.Time) (thr []float
 	s, n, _, _ := setup(t, g, cfg)
 	ids := make([]FlowID, k)
 	for i := range k {
-		ids[i] = n.Start([]int32{int32(2 * i), int32(2*k + 1)}, 1<<40, 0, int64(i))
+		ids[i] = n.Start([]int32{int32(2 * i), int32(2*k + 1)}, nil, 1<<40, int64(i))
 	}
 	s.RunUntil(warm)
 	start := make([]float64, k)
@@ -162,9 +162,9 @@ func victimScenario(t *testing.T, cfg Config) (victim engine.Time, frames []pfcF
 	s, n, rec, pl := setup(t, g, cfg)
 	ab := int32(2 * 11)
 	for i := range int32(8) {
-		n.Start([]int32{2 * i, ab, 2*9 + 1}, 64*MB, 0, int64(i))
+		n.Start([]int32{2 * i, ab, 2*9 + 1}, nil, 64*MB, int64(i))
 	}
-	n.Start([]int32{2 * 8, ab, 2*10 + 1}, 64*MB, 0, 100)
+	n.Start([]int32{2 * 8, ab, 2*10 + 1}, nil, 64*MB, 100)
 	s.Run()
 	return rec.arrived[100], pl.frames, n
 }
@@ -261,7 +261,7 @@ func TestWindowCapsALoneFlow(t *testing.T) {
 	cfg.Window, cfg.VarWin = 100e3, false
 	s, n, rec, _ := setup(t, g, cfg)
 	const size = 10 * MB
-	n.Start([]int32{0, 3}, size, 0, 1)
+	n.Start([]int32{0, 3}, nil, size, 1)
 	s.Run()
 	send := engine.Time(math.Ceil(size * 8 * 1e12 / 200e9))
 	if got := rec.sentAt[1]; got < send-1 || got > send+1 {
@@ -284,10 +284,10 @@ func TestRerouteMidTransfer(t *testing.T) {
 	})
 	s, n, rec, _ := setup(t, g, repoConfig())
 	const size = 10 * MB
-	f := n.Start([]int32{0, 2}, size, 0, 1)
+	f := n.Start([]int32{0, 2}, nil, size, 1)
 	at := 100 * engine.Microsecond
 	s.RunUntil(at)
-	n.Reroute(f, []int32{4, 6}, 0)
+	n.Reroute(f, []int32{4, 6}, nil)
 	if got := n.LinkFlows(0, nil); len(got) != 0 {
 		t.Errorf("old link still lists %v", got)
 	}
@@ -316,8 +316,8 @@ func TestDCQCNRecoversLineRate(t *testing.T) {
 	cfg.DCQCN.RPTimer, cfg.DCQCN.RateAI, cfg.DCQCN.RateHAI = 55*engine.Microsecond, 400e6, 4000e6
 	g := star(t, 3, G400, engine.Microsecond)
 	s, n, rec, _ := setup(t, g, cfg)
-	long := n.Start([]int32{0, 5}, 1<<40, 0, 1)
-	n.Start([]int32{2, 5}, 20*MB, 0, 2)
+	long := n.Start([]int32{0, 5}, nil, 1<<40, 1)
+	n.Start([]int32{2, 5}, nil, 20*MB, 2)
 	s.RunUntil(2 * engine.Millisecond)
 	if _, ok := rec.arrived[2]; !ok {
 		t.Fatal("the competitor has not finished")

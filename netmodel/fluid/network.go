@@ -46,6 +46,11 @@ type Options struct {
 	// schedules what follows for the given time (the DAG runner) saves one event per flow.
 	// FlowArrived then comes right after FlowSent, from the send event.
 	ArrivalAtSend bool
+	// Transport cuts flows into packets: a flow puts its payload and every packet's headers
+	// on its links (Transport.Wire), and its last packet reaches the receiver Transport.Tail
+	// after its last byte left the sender, plus the delay given to Start. The zero value is a
+	// pure fluid.
+	Transport Transport
 }
 
 // Tol is the relative tolerance of every floating-point comparison of rates and loads: a link
@@ -200,6 +205,7 @@ type Network struct {
 
 	active, inflight int
 	stats            Stats
+	rates            []float64 // scratch: the rates of a path's links (Transport.Tail)
 
 	chkLoad, chkMax []float64 // Check scratch
 	chkCnt          []int32
@@ -259,8 +265,9 @@ func NewWithOptions(s *engine.Scheduler, g *route.Graph, obs Observer, opt Optio
 }
 
 // Start begins a flow now over path (directed link ids, no link twice; copied), of bytes
-// (0 is treated as 1 byte, as SimAI does; negative panics), whose last byte arrives delay
-// after it is sent. tag is the caller's, returned by Tag.
+// (0 is treated as 1 byte, as SimAI does; negative panics; with Options.Transport the links
+// also carry the packets' headers), whose last byte arrives delay after it is sent (plus the
+// last packet's Transport.Tail). tag is the caller's, returned by Tag.
 //
 // The flow's rate is set by the recompute that runs later at the same instant, after every
 // event already queued for it: until then Rate reports 0. A flow with an empty path is sent
@@ -297,7 +304,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		}
 	}
 	now := n.s.Now()
-	f.rem, f.at, fc.start, fc.segAt = float64(bytes)*8, now, now, now
+	f.rem, f.at, fc.start, fc.segAt = float64(n.opt.Transport.Wire(bytes))*8, now, now, now
 	f.bytes, f.tag, f.delay = bytes, tag, delay
 	f.timer = engine.Timer{}
 	fh.rate, fh.hops, fh.bn, fh.state = 0, h, -1, stateActive
@@ -365,6 +372,15 @@ func (n *Network) sent(id int32) {
 	if fh.bn >= 0 {
 		n.links[fh.bn].bnCnt--
 	}
+	done := now + f.delay
+	if n.opt.Transport.Payload > 0 && fh.hops > 1 {
+		n.rates = n.rates[:0]
+		for _, l := range n.arena[fh.off : fh.off+fh.hops] {
+			n.rates = append(n.rates, n.links[l].capa)
+		}
+		done += n.opt.Transport.Tail(f.bytes, fh.rate, n.rates)
+	}
+	wire := float64(n.opt.Transport.Wire(f.bytes))
 	fh.rate, fh.bn, fh.state = 0, -1, stateSent
 	off := fh.off
 	for k := range fh.hops {
@@ -378,7 +394,7 @@ func (n *Network) sent(id int32) {
 			n.apos[e.ai] = p
 		}
 		n.links[l].on = list[:last]
-		n.links[l].sent += float64(f.bytes)
+		n.links[l].sent += wire
 		n.markDirty(l)
 	}
 	if fh.hops > 0 {
@@ -389,10 +405,10 @@ func (n *Network) sent(id int32) {
 	if n.opt.ArrivalAtSend {
 		f.timer = engine.Timer{}
 		n.obs.FlowSent(FlowID(id), now)
-		n.arrive(id, now+f.delay)
+		n.arrive(id, done)
 		return
 	}
-	f.timer = n.s.At(now+f.delay, n.h, id, evArrive)
+	f.timer = n.s.At(done, n.h, id, evArrive)
 	n.obs.FlowSent(FlowID(id), now)
 }
 
@@ -458,7 +474,8 @@ func (n *Network) Bytes(f FlowID) int64 { return n.flows[f].bytes }
 // StartTime is when flow f was started.
 func (n *Network) StartTime(f FlowID) engine.Time { return n.cold[f].start }
 
-// Remaining is the number of bytes of flow f not yet sent, now (fractional; 0 once sent).
+// Remaining is the number of bytes of flow f not yet sent, now (fractional; 0 once sent; with
+// Options.Transport, bytes on the wire: headers included).
 func (n *Network) Remaining(f FlowID) float64 {
 	fl, fh := &n.flows[f], &n.hot[f]
 	if fh.state != stateActive {
@@ -495,7 +512,7 @@ func (n *Network) LinkBytes(l int32) float64 {
 	for _, e := range n.links[l].on {
 		f := &n.flows[e.f]
 		rem := f.rem - float64(n.hot[e.f].rate*float64(now-f.at))/1e12
-		sum += float64(f.bytes) - float64(max(rem, 0)/8)
+		sum += float64(n.opt.Transport.Wire(f.bytes)) - float64(max(rem, 0)/8)
 	}
 	return sum
 }

@@ -49,7 +49,7 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 		fl.rem = max(fl.rem-float64(fh.rate*float64(dt))/1e12, 0)
 	}
 	fl.at = now
-	done := float64(fl.bytes) - float64(fl.rem/8) // bytes the old path carried
+	done := float64(n.opt.Transport.Wire(fl.bytes)) - float64(fl.rem/8) // bytes the old path carried
 	// The "sent" timer is set again by the recompute, which sees the rate change from 0.
 	n.s.Cancel(fl.timer)
 	fl.timer = engine.Timer{}
