@@ -79,7 +79,45 @@ func TestExposedTPAndDP(t *testing.T) {
 		{{10, 0}, {10, 200}, {10, 240}},
 		{{10, 0}, {10, 40}, {10, 0}},
 	})
-	checkGroups(t, w, res, l, 0.340, 0.290, 0, 0, 0.630)
+	rep := checkGroups(t, w, res, l, 0.340, 0.290, 0, 0, 0.630)
+	if g := rep.Summary.WholeGroupsUs(); g != [4]float64{0, 0, 1, 0} {
+		// 0.29 DP, 0.34 TP, 0.63 total: 1 µs printed, given to the larger fraction, TP.
+		t.Errorf("whole µs DP, DP_EP, TP, EP = %v, want [0 0 1 0]", g)
+	}
+}
+
+// An expert-parallel pass (TP 2, EP 2: DP 4, DP_EP 2) whose layer 0 issues nothing, as AICB's
+// first layers often do, so that SimAI's end-of-pass wait on layer 0's weight gradient waits
+// for nothing. Layer 2's input gradient is an EP all-to-all after a TP forward collective: its
+// exposed time is EP's (the analytical report would put it in the fwd column's group, TP).
+//
+//	0    (layer 0: nothing)  C1fwd 10 → 10   I1fwd! EP 60 → 70     l1 fwd exposed 60 (EP)
+//	70   C2fwd 10 → 80   I2fwd! TP 30 → 110                         l2 fwd exposed 30 (TP)
+//	110  C2ig 10 → 120   I2ig!  EP 20 → 140                         l2 ig exposed 20 (EP)
+//	140  C2wg 10 → 150   I2wg   DP 600, runs 150–750
+//	150  C1ig 10 → 160   I1ig!  EP 70 → 230                         l1 ig exposed 70 (EP)
+//	230  C1wg 10 → 240   I1wg   DP_EP 400, runs 240–640
+//	240  end of pass: layer 0's wg never ran; layer 1's until 640    l1 wg exposed 400 (DP_EP)
+//	     then layer 2's until 750                                   l2 wg exposed 110 (DP)
+//
+// End 750, compute 60, exposed 690 = EP 150 + TP 30 + DP_EP 400 + DP 110.
+func TestExposedEPAndDPEP(t *testing.T) {
+	text := "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 2 pp: 1 vpp: 1 ga: 1 all_gpus: 8\n3\n" +
+		"l0 -1 0 NONE 0 0 NONE 0 0 NONE 0 0\n" +
+		"l1 -1 10 ALLTOALL_EP 60 10 ALLTOALL_EP 70 10 ALLREDUCE_DP_EP 400 0\n" +
+		"l2 -1 10 ALLREDUCE 30 10 ALLTOALL_EP 20 10 ALLREDUCE 600 0\n"
+	l := ccl.Layout{GPUs: 8, GPUsPerServer: 8, TP: 2, PP: 1, EP: 2}
+	w, _ := mustParse(t, "w", text)
+	res, _ := runWith(t, text, l, true)
+	if ns(res.End) != 750 {
+		t.Fatalf("end = %d ns, want 750", ns(res.End))
+	}
+	checkPhases(t, res, [][3]phaseWant{
+		{{0, 0}, {0, 0}, {0, 0}},
+		{{10, 60}, {10, 70}, {10, 400}},
+		{{10, 30}, {10, 20}, {10, 110}},
+	})
+	checkGroups(t, w, res, l, 0.030, 0.110, 0.400, 0.150, 0.690)
 }
 
 // Under HYBRID_DATA_MODEL an input-gradient collective runs while the layer's weight gradient is
@@ -135,7 +173,7 @@ func randomWorkload(r *rand.Rand, policy string) string {
 
 // For random workloads of every policy, run whole or stopped at a random time, every
 // picosecond of the pass is compute or exposed time of some phase, and the event report's
-// groups add up to its exposed total.
+// groups add up to its exposed total, in µs and in the whole µs it prints.
 func TestExposedAddsUp(t *testing.T) {
 	policies := []string{"HYBRID_TRANSFORMER", "HYBRID_TRANSFORMER_FWD_IN_BCKWD", "DATA", "MICRO", "MODEL",
 		"HYBRID_DATA_MODEL", "HYBRID_MODEL_DATA", "HYBRID_CUSTOMIZED", "DISTRIBUTED_INFERENCE", "HYBRID_DLRM", "HYBRID_DLRM_ENHANCED"}
@@ -184,6 +222,30 @@ func TestExposedAddsUp(t *testing.T) {
 		sm := rep.Summary
 		if groups := sm.TPComm + sm.DPComm + sm.DPEPComm + sm.EPComm; math.Abs(groups-sm.Exposed) > 1e-9*max(1, sm.Exposed) {
 			t.Fatalf("groups add up to %v µs, exposed %v µs\n%s", groups, sm.Exposed, text)
+		}
+		g := sm.WholeGroupsUs()
+		if g[0]+g[1]+g[2]+g[3] != math.RoundToEven(sm.Exposed) {
+			t.Fatalf("whole µs groups %v, exposed %v µs\n%s", g, sm.Exposed, text)
+		}
+	}
+}
+
+func TestApportion(t *testing.T) {
+	for _, c := range []struct {
+		parts [4]float64
+		total float64
+		want  [4]float64
+	}{
+		{[4]float64{0.4, 0.4, 0.4, 0}, 1.2, [4]float64{1, 0, 0, 0}},  // 1 to the first of equal fractions
+		{[4]float64{10.5, 20.5, 0, 0}, 31, [4]float64{11, 20, 0, 0}}, // each alone would round to 10 + 20
+		{[4]float64{1.6, 2.6, 3.6, 0}, 7.8, [4]float64{2, 3, 3, 0}},  // 8 in all
+		{[4]float64{194938.2692, 0, 56339.26, 0}, 251277.53, [4]float64{194939, 0, 56339, 0}},
+		{[4]float64{5, 5, 0, 0}, 100, [4]float64{5, 5, 0, 0}},                   // not a split of the total: each rounded
+		{[4]float64{math.NaN(), 1.5, 0, 0}, 3, [4]float64{math.NaN(), 2, 0, 0}}, // not finite: each rounded
+	} {
+		got := apportion(c.parts, c.total)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("apportion(%v, %v) = %v, want %v", c.parts, c.total, got, c.want)
 		}
 	}
 }
