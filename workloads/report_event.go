@@ -55,7 +55,8 @@ func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventRe
 	rep := &EventReport{FileName: opt.FileName, Rows: make([]EventRow, 0, len(w.Layers)), End: run.End.Microseconds()}
 	s := &rep.Summary
 	var bubble float64
-	var byGroup [ccl.GroupNone + 1]engine.Time // exposed time, summed exactly
+	var compute engine.Time                    // in exact picoseconds, as is
+	var byGroup [ccl.GroupNone + 1]engine.Time // each group's exposed time
 	for i := range w.Layers {
 		l := &w.Layers[i]
 		st := run.Layers[i]
@@ -86,7 +87,7 @@ func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventRe
 					i, l.Name, ph, st[ph].Exposed, g)
 			}
 		}
-		s.Compute += comp[Fwd] + comp[WG] + comp[IG]
+		compute += st[Fwd].Compute + st[WG].Compute + st[IG].Compute
 		row.FwdCompute, row.WGCompute, row.IGCompute = comp[Fwd], comp[WG], comp[IG]
 		row.FwdExposed, row.WGExposed, row.IGExposed = exp[Fwd], exp[WG], exp[IG]
 		row.FwdComm, row.WGComm, row.IGComm = comm[Fwd], comm[WG], comm[IG]
@@ -99,7 +100,8 @@ func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventRe
 	}
 	s.TPComm, s.DPComm = byGroup[ccl.GroupTP].Microseconds(), byGroup[ccl.GroupDP].Microseconds()
 	s.DPEPComm, s.EPComm = byGroup[ccl.GroupDPEP].Microseconds(), byGroup[ccl.GroupEP].Microseconds()
-	s.Exposed = rep.End - s.Compute
+	s.Compute = compute.Microseconds()
+	s.Exposed = (run.End - compute).Microseconds()
 	h := w.Header
 	pp, err := pipelineComm(h, opt.PipelineGBps, opt.Overlap.PP)
 	if err != nil {
