@@ -15,8 +15,14 @@ const (
 	// StepWait suspends until every collective of that layer and phase issued so far has finished
 	// (SimAI's is_*_comm_finished_blocking); the time waited is exposed communication of it.
 	StepWait
-	// StepWaitAll ends the pass: it waits for every collective still running. As in SimAI only
-	// layer 0's weight-gradient collective is marked as waited on, so only it gains exposed time.
+	// StepWaitAll ends the pass: it waits for every collective still running, one (layer,
+	// phase) at a time, in the order the next pass's forward steps would wait for them: layers
+	// from 0 up and, within a layer, the weight gradient, then the forward and input-gradient
+	// collectives (only the DLRM policies leave those running). The time until the one waited
+	// for has finished is its exposed time; then the next one still running is waited for, and
+	// one already finished costs nothing. Layer 0's weight gradient comes first, so its exposed
+	// time is SimAI's, which marks only it as waited on; SimAI drops the rest of the wait from
+	// its layer rows, which then fall short of its own total exposed time.
 	StepWaitAll
 )
 

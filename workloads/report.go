@@ -221,15 +221,17 @@ func fmtBW(v float32) string {
 }
 
 // writeSummary writes the two summary lines both EndToEnd.csv layouts start with: the time
-// breakdown in whole µs with each part's share of the total.
-func writeSummary(bw *bufio.Writer, fileName string, s EndToEndSummary) {
+// breakdown in whole µs with each part's share of the total. groups are the µs printed for the
+// exposed DP, DP_EP, TP and EP communication (their shares are those of the summary's values).
+func writeSummary(bw *bufio.Writer, fileName string, s EndToEndSummary, groups [4]float64) {
 	pct := func(v float64) string {
 		return strconv.FormatFloat(v/s.Total*100, 'f', 2, 64) + "%"
 	}
 	col := func(v float64) string { return fmtTime(v) + " (" + pct(v) + ")" }
+	group := func(printed, v float64) string { return fmtTime(printed) + " (" + pct(v) + ")" }
 	bw.WriteString("File name, Expose DP comm, Expose DP_EP comm, Expose TP comm, Expose_EP_comm, Expose_PP_comm, bubble time, total comp, total exposed comm, Total time\n")
 	bw.WriteString(strings.Join([]string{
-		fileName, col(s.DPComm), col(s.DPEPComm), col(s.TPComm), col(s.EPComm), col(float64(s.PPComm)),
+		fileName, group(groups[0], s.DPComm), group(groups[1], s.DPEPComm), group(groups[2], s.TPComm), group(groups[3], s.EPComm), col(float64(s.PPComm)),
 		col(s.Bubble), col(s.Compute), col(s.Exposed), fmtTime(s.Total),
 	}, ", "))
 	bw.WriteString("\n")
@@ -238,7 +240,8 @@ func writeSummary(bw *bufio.Writer, fileName string, s EndToEndSummary) {
 // WriteCSV writes the report in SimAI_analytical's EndToEnd.csv layout (§6.1).
 func (r *AnalyticalReport) WriteCSV(out io.Writer) error {
 	bw := bufio.NewWriter(out)
-	writeSummary(bw, r.FileName, r.Summary)
+	s := r.Summary
+	writeSummary(bw, r.FileName, s, [4]float64{s.DPComm, s.DPEPComm, s.TPComm, s.EPComm})
 	bw.WriteString("layer_name," + RunName + ",fwd compute,wg compute,ig compute,fwd exposed comm,wg exposed comm,ig exposed comm,fwd total comm,algbw,busbw,wg total comm,algbw,busbw,ig total comm,algbw,busbw\n")
 	for _, row := range r.Rows {
 		fields := []string{

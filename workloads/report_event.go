@@ -2,8 +2,10 @@ package workloads
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -41,12 +43,20 @@ type EventReport struct {
 // EventEndToEnd builds the event-mode report from a run with a network: per layer the compute,
 // the exposed (waited) and total communication of each phase, and SimAI's bandwidth columns;
 // totals as SimAI's ns-3 mode (exposed = end − compute); the exposed communication split by
-// group as the analytical report does (SimAI's ns-3 mode leaves those columns unset), and the
-// bubble and PP communication by the analytical formulas with the given PP overlap.
+// group (SimAI's ns-3 mode leaves those columns unset), and the bubble and PP communication by
+// the analytical formulas with the given PP overlap.
+//
+// A phase's exposed time is the time the iteration waited for that phase's collectives (see
+// PhaseStats), so it goes to the group those collectives run on: the group of each column's own
+// comm type, fwd, ig and wg alike. (The analytical report instead puts the ig column in the fwd
+// column's group and every wg column in DP or DP_EP, as SimAI_analytical does.) The groups
+// then add up to the exposed total, and each to the sum of its columns in the layer rows.
 func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventReport, error) {
 	rep := &EventReport{FileName: opt.FileName, Rows: make([]EventRow, 0, len(w.Layers)), End: run.End.Microseconds()}
 	s := &rep.Summary
 	var bubble float64
+	var compute engine.Time                    // in exact picoseconds, as is
+	var byGroup [ccl.GroupNone + 1]engine.Time // each group's exposed time
 	for i := range w.Layers {
 		l := &w.Layers[i]
 		st := run.Layers[i]
@@ -64,17 +74,20 @@ func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventRe
 		if l.Name != "embedding_layer" {
 			bubble += exp[Fwd] + comp[Fwd] + comp[WG] + comp[IG] + exp[IG]
 		}
-		if l.Phases[WG].Comm.Group == ccl.GroupDPEP {
-			s.DPEPComm += exp[WG]
-		} else {
-			s.DPComm += exp[WG]
+		for ph := Fwd; ph <= WG; ph++ {
+			if st[ph].Exposed == 0 {
+				continue
+			}
+			g := l.Phases[ph].Comm.Group
+			switch g {
+			case ccl.GroupTP, ccl.GroupDP, ccl.GroupDPEP, ccl.GroupEP:
+				byGroup[g] += st[ph].Exposed
+			default:
+				return nil, fmt.Errorf("layer %d (%s) %s: %s of exposed time on a collective of group %s, which the report has no column for",
+					i, l.Name, ph, st[ph].Exposed, g)
+			}
 		}
-		if l.Phases[Fwd].Comm.Group == ccl.GroupEP {
-			s.EPComm += exp[Fwd] + exp[IG]
-		} else {
-			s.TPComm += exp[Fwd] + exp[IG]
-		}
-		s.Compute += comp[Fwd] + comp[WG] + comp[IG]
+		compute += st[Fwd].Compute + st[WG].Compute + st[IG].Compute
 		row.FwdCompute, row.WGCompute, row.IGCompute = comp[Fwd], comp[WG], comp[IG]
 		row.FwdExposed, row.WGExposed, row.IGExposed = exp[Fwd], exp[WG], exp[IG]
 		row.FwdComm, row.WGComm, row.IGComm = comm[Fwd], comm[WG], comm[IG]
@@ -85,7 +98,10 @@ func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventRe
 			rep.Rows = append(rep.Rows, row)
 		}
 	}
-	s.Exposed = rep.End - s.Compute
+	s.TPComm, s.DPComm = byGroup[ccl.GroupTP].Microseconds(), byGroup[ccl.GroupDP].Microseconds()
+	s.DPEPComm, s.EPComm = byGroup[ccl.GroupDPEP].Microseconds(), byGroup[ccl.GroupEP].Microseconds()
+	s.Compute = compute.Microseconds()
+	s.Exposed = (run.End - compute).Microseconds()
 	h := w.Header
 	pp, err := pipelineComm(h, opt.PipelineGBps, opt.Overlap.PP)
 	if err != nil {
@@ -95,6 +111,47 @@ func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventRe
 	s.Bubble = float64(bubble * (float64(h.PP-1) / float64(h.GA*h.VPP)))
 	s.Total = s.Compute + s.Exposed + s.Bubble + float64(s.PPComm)
 	return rep, nil
+}
+
+// WholeGroupsUs is the exposed communication by group as the event reports print it: whole µs,
+// in the summary's column order DP, DP_EP, TP, EP. Rounding each group on its own, as the
+// analytical report does, can leave the printed groups a µs or two off the total exposed time
+// printed beside them; here each group is rounded down and the µs this leaves short of the
+// printed total (rounded to nearest, ties to even) go one each to the groups with the largest
+// fractions (ties: the first column), so that the printed groups add up to the printed total.
+// Each stays within 1 µs of its exact value.
+func (s *EndToEndSummary) WholeGroupsUs() [4]float64 {
+	parts := [4]float64{s.DPComm, s.DPEPComm, s.TPComm, s.EPComm}
+	return apportion(parts, s.Exposed)
+}
+
+// apportion rounds parts that add up to total into whole numbers that add up to total rounded
+// (largest remainders). Parts that are not finite, or that do not add up to total within the
+// rounding, are rounded one by one.
+func apportion(parts [4]float64, total float64) [4]float64 {
+	var out [4]float64
+	sum := 0.0
+	finite := !math.IsNaN(total) && !math.IsInf(total, 0)
+	for i, v := range parts {
+		finite = finite && !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0
+		out[i] = math.Floor(v)
+		sum += out[i]
+	}
+	short := math.RoundToEven(total) - sum
+	if !finite || short < 0 || short > float64(len(parts)) {
+		for i, v := range parts {
+			out[i] = math.RoundToEven(v)
+		}
+		return out
+	}
+	order := []int{0, 1, 2, 3}
+	sort.SliceStable(order, func(a, b int) bool {
+		return parts[order[a]]-out[order[a]] > parts[order[b]]-out[order[b]]
+	})
+	for _, i := range order[:int(short)] {
+		out[i]++
+	}
+	return out
 }
 
 // fmtMicros prints a µs value as C++'s std::to_string does: six decimals.
@@ -120,7 +177,7 @@ func (r *EventReport) WriteCSV(out io.Writer) error {
 	if r.Incomplete != "" {
 		bw.WriteString("# incomplete: " + r.Incomplete + "\n")
 	}
-	writeSummary(bw, r.FileName, r.Summary)
+	writeSummary(bw, r.FileName, r.Summary, r.Summary.WholeGroupsUs())
 	bw.WriteString("layer_name," + EventRunName + ",fwd compute,wg compute,ig compute,fwd exposed comm,wg exposed comm,ig exposed comm,fwd total comm,algbw,busbw,wg total comm,algbw,busbw,ig total comm,algbw,busbw,workload finished at\n")
 	var sum EventRow
 	end := fmtMicros(r.End)

@@ -16,10 +16,16 @@ type Network interface {
 }
 
 // PhaseStats is what one phase of one layer cost in a run.
+//
+// Exposed is attributed by one rule: every instant the iteration is suspended belongs to the
+// (layer, phase) whose collectives it is waiting for — a blocking collective it issued, a wait
+// step's, or at the end of the pass the one StepWaitAll is at — and to no other collective
+// running meanwhile, whatever its group. So compute plus the exposed time of every phase is the
+// whole pass, and the exposed time of a group is that of the phases whose collectives run on it.
 type PhaseStats struct {
 	Compute engine.Time // compute delays executed (twice for a recomputed forward pass)
 	Comm    engine.Time // Σ over its collectives of finish + update time − issue
-	Exposed engine.Time // time the iteration waited for its collectives
+	Exposed engine.Time // time the iteration waited for its collectives (see below)
 	Issued  int         // collectives issued
 }
 
@@ -50,13 +56,20 @@ type Runner struct {
 	outstanding [][3]int
 	issuedAt    [][3][]engine.Time // issue times of running collectives, FIFO per layer and phase
 
-	// The step the iteration is suspended on, if any.
-	blocked   bool
-	waitLayer int
-	waitPhase Phase
-	waitAll   bool
-	waitStart engine.Time
-	running   int // collectives running
+	// The step the iteration is suspended on, if any, and the (layer, phase) whose collectives
+	// it is waiting for (for the end-of-pass wait, the current one; see waitAllNext).
+	blocked    bool
+	waitLayer  int
+	waitPhase  Phase
+	waitAll    bool
+	waitCursor int // the end-of-pass wait's position in waitAllOrder
+	waitStart  engine.Time
+	running    int // collectives running
+
+	// The compute delay under way, if the iteration is not suspended: it ends at computeEnd.
+	computeLayer int
+	computePhase Phase
+	computeEnd   engine.Time
 }
 
 // NewRunner prepares one pass of w under layout l. net may be nil (analytical).
@@ -105,6 +118,7 @@ func (r *Runner) advance() {
 			}
 			d := engine.Time(ns) * engine.Nanosecond
 			r.res.Layers[layer][st.Phase].Compute += d
+			r.computeLayer, r.computePhase, r.computeEnd = layer, st.Phase, r.s.Now()+d
 			r.s.AfterFunc(d, r.advance)
 			return
 		case StepIssue:
@@ -118,7 +132,9 @@ func (r *Runner) advance() {
 			}
 		case StepWaitAll:
 			if r.running > 0 {
-				r.suspend(0, WG, true)
+				r.waitCursor = 0
+				r.waitAllNext()
+				r.suspend(r.waitLayer, r.waitPhase, true)
 				r.pc-- // check again when everything has finished
 				return
 			}
@@ -131,6 +147,24 @@ func (r *Runner) suspend(layer int, ph Phase, all bool) {
 	r.blocked = true
 	r.waitLayer, r.waitPhase, r.waitAll = layer, ph, all
 	r.waitStart = r.s.Now()
+}
+
+// waitAllOrder is the order, within a layer, in which the end-of-pass wait takes the phases
+// whose collectives are still running; layers go from 0 up (see StepWaitAll).
+var waitAllOrder = [3]Phase{WG, Fwd, IG}
+
+// waitAllNext points the end-of-pass wait at the first (layer, phase) from waitCursor on, in
+// the order of StepWaitAll, that has a collective still running; it reports false when none
+// has. Nothing is issued during that wait, so a (layer, phase) passed over stays finished.
+func (r *Runner) waitAllNext() bool {
+	for ; r.waitCursor < 3*len(r.outstanding); r.waitCursor++ {
+		layer, ph := r.waitCursor/3, waitAllOrder[r.waitCursor%3]
+		if r.outstanding[layer][ph] > 0 {
+			r.waitLayer, r.waitPhase = layer, ph
+			return true
+		}
+	}
+	return false
 }
 
 // issue starts a collective; it reports whether the iteration is now suspended on it.
@@ -183,16 +217,18 @@ func (r *Runner) finish(layer int, ph Phase) {
 	if !r.blocked {
 		return
 	}
+	// Every instant of a wait is exposed communication of the (layer, phase) waited for, and
+	// of no other collective running meanwhile.
 	if r.waitLayer == layer && r.waitPhase == ph {
 		st.Exposed += now - max(start, r.waitStart)
 		r.waitStart = now
 	}
-	done := r.outstanding[r.waitLayer][r.waitPhase] == 0
-	if r.waitAll {
-		done = r.running == 0
+	if r.outstanding[r.waitLayer][r.waitPhase] > 0 {
+		return
 	}
-	if done {
-		r.blocked = false
-		r.advance()
+	if r.waitAll && r.waitAllNext() {
+		return // the end-of-pass wait goes on, for the next (layer, phase) in its order
 	}
+	r.blocked = false
+	r.advance()
 }

@@ -60,7 +60,7 @@ func runCompare(s *session) error {
 		}
 		files = append(files, p)
 	}
-	p, err := s.writeSummaryJSON(out, r)
+	p, err := s.writeSummaryJSON(out, r, &erep.Summary)
 	if err != nil {
 		return err
 	}

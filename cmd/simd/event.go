@@ -655,7 +655,7 @@ func runEvent(s *session) error {
 		return err
 	}
 	files := append(r.outputs, path)
-	if path, err = s.writeSummaryJSON(out, r); err != nil {
+	if path, err = s.writeSummaryJSON(out, r, &rep.Summary); err != nil {
 		return err
 	}
 	files = append(files, path)
@@ -680,7 +680,8 @@ func runEvent(s *session) error {
 	}
 	fmt.Fprintf(s.stdout, "  %s: %s us = compute %s + exposed comm %s + bubble %s + PP comm %d\n",
 		iteration, f0(sm.Total), f0(sm.Compute), f0(sm.Exposed), f0(sm.Bubble), sm.PPComm)
-	fmt.Fprintf(s.stdout, "  exposed comm by group (us): TP %s, DP %s, DP_EP %s, EP %s\n", f0(sm.TPComm), f0(sm.DPComm), f0(sm.DPEPComm), f0(sm.EPComm))
+	g := sm.WholeGroupsUs() // DP, DP_EP, TP, EP, adding up to the exposed comm printed above
+	fmt.Fprintf(s.stdout, "  exposed comm by group (us): TP %s, DP %s, DP_EP %s, EP %s\n", f0(g[2]), f0(g[0]), f0(g[1]), f0(g[3]))
 	fmt.Fprintf(s.stdout, "  simulated %d flows, %d events in %.2f s\n", r.sim.Flows(), r.events, r.wall.Seconds())
 	for _, p := range files {
 		fmt.Fprintf(s.stdout, "results: %s\n", p)
@@ -706,10 +707,26 @@ func runEvent(s *session) error {
 	return s.plotRun(out.dir, out.prefix)
 }
 
+// breakdownJSON is summary.json's breakdown of a workload's iteration: EndToEnd.csv's summary
+// line in µs, unrounded. The exposed time by group adds up to exposed_comm_us; PP communication
+// and the bubble are outside it.
+type breakdownJSON struct {
+	IterationUs   float64 `json:"iteration_us"`
+	ComputeUs     float64 `json:"compute_us"`
+	ExposedCommUs float64 `json:"exposed_comm_us"`
+	TPUs          float64 `json:"exposed_tp_us"`
+	DPUs          float64 `json:"exposed_dp_us"`
+	DPEPUs        float64 `json:"exposed_dp_ep_us"`
+	EPUs          float64 `json:"exposed_ep_us"`
+	PPUs          float64 `json:"exposed_pp_us"`
+	BubbleUs      float64 `json:"bubble_us"`
+}
+
 // writeSummaryJSON writes summary.json: every collective (group, algorithm, bytes, start, end,
-// flows) and the run's totals. wall_clock_seconds is the one field that differs between two runs
-// of the same inputs.
-func (s *session) writeSummaryJSON(out *eventOutputs, r *eventRun) (string, error) {
+// flows), the breakdown of the iteration's time when sm is not nil (a workload run), and the
+// run's totals. wall_clock_seconds is the one field that differs between two runs of the same
+// inputs.
+func (s *session) writeSummaryJSON(out *eventOutputs, r *eventRun, sm *workloads.EndToEndSummary) (string, error) {
 	mode := "event"
 	if s.o.flows != "" {
 		mode = "flows"
@@ -720,6 +737,7 @@ func (s *session) writeSummaryJSON(out *eventOutputs, r *eventRun) (string, erro
 		Topology    string             `json:"topology"`
 		GPUs        int                `json:"gpus"`
 		Collectives []collectiveRecord `json:"collectives"`
+		Breakdown   *breakdownJSON     `json:"breakdown,omitempty"`
 		Run         struct {
 			Complete         bool    `json:"complete"`
 			Incomplete       string  `json:"incomplete,omitempty"`
@@ -729,6 +747,10 @@ func (s *session) writeSummaryJSON(out *eventOutputs, r *eventRun) (string, erro
 			WallClockSeconds float64 `json:"wall_clock_seconds"`
 		} `json:"run"`
 	}{Mode: mode, Workload: s.wname, Topology: s.cl.fabric, GPUs: s.layout.GPUs, Collectives: r.net.finished()}
+	if sm != nil {
+		summary.Breakdown = &breakdownJSON{IterationUs: sm.Total, ComputeUs: sm.Compute, ExposedCommUs: sm.Exposed,
+			TPUs: sm.TPComm, DPUs: sm.DPComm, DPEPUs: sm.DPEPComm, EPUs: sm.EPComm, PPUs: float64(sm.PPComm), BubbleUs: sm.Bubble}
+	}
 	summary.Run.Complete = r.stopped == nil
 	summary.Run.Incomplete = r.note
 	summary.Run.EndUs = r.res.End.Microseconds()

@@ -139,7 +139,7 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	}
 	s.wname, s.cl.fabric = o.flows, o.topology
 	s.layout.GPUs = t.NumGPUs()
-	p, err := s.writeSummaryJSON(out, r)
+	p, err := s.writeSummaryJSON(out, r, nil)
 	if err != nil {
 		return err
 	}

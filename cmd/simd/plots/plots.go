@@ -15,8 +15,10 @@
 //     8 ports that sent the most bytes, ties broken by node and port; a port absent from a
 //     sample sent nothing in it. Without bw.txt the plot is skipped.
 //   - layer_breakdown: per layer of EndToEnd.csv, stacked horizontal bars of compute and exposed
-//     communication by group (TP, DP, DP_EP, EP, PP; the group of each phase comes from
-//     summary.json or compare.csv, else the phase names it). The bubble and PP communication are
+//     communication by group (TP, DP, DP_EP, EP, PP): each phase's exposed column goes to the
+//     group of that phase's collective as summary.json or compare.csv gives it ("group unknown"
+//     without either), which is how the event report splits its exposed total, so the bars of
+//     a group add up to the report's figure for it. The bubble and PP communication are
 //     whole-iteration figures in EndToEnd.csv, so they make one extra bar, "pipeline". More
 //     than 60 layers are aggregated into 60 bars of consecutive layers, in order.
 //   - compare: analytical vs event time per collective (compare.csv), grouped horizontal bars;
@@ -295,14 +297,12 @@ var segments = []string{"compute", "exposed TP comm", "exposed DP comm", "expose
 
 var phases = [3]string{"fwd", "wg", "ig"}
 
-// layerBreakdown draws EndToEnd.csv's layers as stacked bars.
-func layerBreakdown(path, summaryPath, comparePath string) (*plot.Plot, vg.Length, error) {
+// layerValues reads EndToEnd.csv's layers and splits each into the segments of the layer bars,
+// in µs: compute, and each phase's exposed communication in the segment of its group.
+func layerValues(path, summaryPath, comparePath string) (*endToEnd, [][]float64, error) {
 	e, err := readEndToEnd(path)
 	if err != nil {
-		return nil, 0, err
-	}
-	if len(e.layers) == 0 {
-		return nil, 0, nil
+		return nil, nil, err
 	}
 	groups := phaseGroups(summaryPath, comparePath)
 	seg := func(group string) int {
@@ -313,7 +313,6 @@ func layerBreakdown(path, summaryPath, comparePath string) (*plot.Plot, vg.Lengt
 		}
 		return 6
 	}
-	// Values per layer and segment.
 	per := make([][]float64, len(e.layers))
 	for i, l := range e.layers {
 		v := make([]float64, len(segments))
@@ -322,6 +321,36 @@ func layerBreakdown(path, summaryPath, comparePath string) (*plot.Plot, vg.Lengt
 			v[seg(groups[[2]string{strconv.Itoa(i), phases[ph]}])] += x
 		}
 		per[i] = v
+	}
+	return e, per, nil
+}
+
+// LayerTotals are the sums over the layers of the segments the layer_breakdown plot of dir
+// stacks (compute and exposed communication by group, µs), by legend name; the pipeline bar
+// (bubble and PP communication) is left out.
+func LayerTotals(dir, prefix string) (map[string]float64, error) {
+	in := func(name string) string { return filepath.Join(dir, prefix+name) }
+	_, per, err := layerValues(in("EndToEnd.csv"), in("summary.json"), in("compare.csv"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, v := range per {
+		for k, x := range v {
+			out[segments[k]] += x
+		}
+	}
+	return out, nil
+}
+
+// layerBreakdown draws EndToEnd.csv's layers as stacked bars.
+func layerBreakdown(path, summaryPath, comparePath string) (*plot.Plot, vg.Length, error) {
+	e, per, err := layerValues(path, summaryPath, comparePath)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(e.layers) == 0 {
+		return nil, 0, nil
 	}
 	// Aggregate consecutive layers into at most MaxBars bars.
 	step := (len(per) + MaxBars - 1) / MaxBars

@@ -72,3 +72,34 @@ func TestBusiestPortsAndLayerCap(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// The layer bars split each phase's exposed column by the group of its collective in
+// summary.json; a column with no collective there is "group unknown".
+func TestLayerTotals(t *testing.T) {
+	dir := t.TempDir()
+	e2e := "File name, Expose DP comm, Expose DP_EP comm, Expose TP comm, Expose_EP_comm, Expose_PP_comm, bubble time, total comp, total exposed comm, Total time\n" +
+		"x-, 0 (0%), 0 (0%), 0 (0%), 0 (0%), 0 (0%), 0 (0%), 0 (0%), 0 (0%), 0\n" +
+		"layer_name,test1,fwd compute,wg compute,ig compute,fwd exposed comm,wg exposed comm,ig exposed comm\n" +
+		"l0,test1,1,2,3,10,20,0.5\n" +
+		"l1,test1,1,1,1,0,40,7\n" +
+		"SUM,test1,2,3,4,10,60,7.5\n"
+	summary := `{"collectives": [
+		{"layer": 0, "phase": "fwd", "group": "TP"}, {"layer": 0, "phase": "wg", "group": "DP"},
+		{"layer": 0, "phase": "ig", "group": "EP"}, {"layer": 1, "phase": "wg", "group": "DP_EP"}]}`
+	for name, text := range map[string]string{"EndToEnd.csv": e2e, "summary.json": summary} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := LayerTotals(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"compute": 9, "exposed TP comm": 10, "exposed DP comm": 20, "exposed EP comm": 0.5,
+		"exposed DP_EP comm": 40, "exposed comm (group unknown)": 7}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %v, want %v", k, got[k], v)
+		}
+	}
+}
