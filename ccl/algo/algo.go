@@ -84,7 +84,7 @@ func Generate(a Name, req ccl.Request, chunks int) (ccl.DAG, error) {
 	case Ring:
 		return nccl.Ring(req, opt)
 	case PXN:
-		opt.PXN = true
+		opt.PXN, opt.PXNVariant = true, nccl.PXNNCCL
 		return nccl.Ring(req, opt)
 	case Tree:
 		return nccl.Tree(req, opt)
@@ -132,7 +132,7 @@ func Time(a Name, op ccl.Op, n, perServer int, bytes int64, chunks int, fabric F
 	case Ring:
 		return nccl.RingTime(op, n, perServer, bytes, c)
 	case PXN:
-		return nccl.PXNTime(op, n, perServer, bytes, c)
+		return nccl.PXNTime(op, n, perServer, bytes, c, nccl.PXNNCCL)
 	case Tree:
 		return nccl.TreeTime(n, perServer, bytes, chunks, c)
 	case NVLS:
