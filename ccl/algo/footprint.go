@@ -15,9 +15,9 @@ import (
 //
 // FootprintOf computes it in closed form from the group's shape (how many ranks, how many on
 // each server, on which rails), in O(n) time and O(1) memory for most algorithms (O(servers)
-// for the trees, O(min(n, GPUs per server)) for the PXN all-to-all), so that a caller can
-// refuse up front a run whose DAG would not fit in memory: an all-to-all over 16,384 ranks has
-// 268 million flows, all in flight at once. Counts are exact (Flows, Roots, Stored) or a
+// for the trees, O(min(n, GPUs per server)) for the NCCL-like PXN all-to-all), so that a
+// caller can refuse up front a run whose DAG would not fit in memory: an all-to-all over 16,384
+// ranks has 268 million flows, all in flight at once. Counts are exact (Flows, Roots, Stored) or a
 // proven bound (Width), in int64; a count that would not fit is an error naming it.
 // FootprintOf also counts DAGs too large for Generate, which refuses more than 2³¹−1 flows (a
 // FlowID is an int32).
@@ -28,10 +28,10 @@ type Footprint struct {
 	// starts.
 	Roots int64
 	// Stored is the number of flow records the generated DAG keeps in memory: Flows for the
-	// DAGs stored flat (ccl.FlowDAG: Multi-Ring, RHD, direct and pairwise all-to-all, the PXN
-	// all-to-all), one chunk's template per channel for the chunked ones (Tree, NVLS,
-	// NVLS-Tree), and 0 for the DAGs computed from the flow id (SimCCL's ring and its one-shot
-	// all-to-all).
+	// DAGs stored flat (ccl.FlowDAG: Multi-Ring, RHD, direct and pairwise all-to-all, the
+	// NCCL-like PXN all-to-all), one chunk's template per channel for the chunked ones (Tree,
+	// NVLS, NVLS-Tree), and 0 for the DAGs computed from the flow id (SimCCL's ring, with or
+	// without PXN, and its one-shot all-to-all).
 	Stored int64
 	// Width bounds the number of flows in flight at once, whatever their durations: flows in
 	// flight together never wait for one another, directly or not, so they form an antichain
@@ -359,8 +359,8 @@ func ring(req *ccl.Request, sh groupShape, pxn, simccl bool, c *arith) Footprint
 	return f
 }
 
-// pxnAllToAll counts nccl's PXN all-to-all: a pair on different servers and rails is relayed
-// through the sender's server-mate on the receiver's rail when the group holds one.
+// pxnAllToAll counts nccl's NCCL-like PXN all-to-all: a pair on different servers and rails is
+// relayed through the sender's server-mate on the receiver's rail when the group holds one.
 func pxnAllToAll(req *ccl.Request, c *arith) Footprint {
 	n := int64(len(req.Ranks))
 	pairs := c.mul(n, n-1)
