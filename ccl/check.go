@@ -16,18 +16,33 @@ import (
 //     arrived there — data that arrives by a path the flow does not wait for does not count, so
 //     a missing or wrong parent is caught even when a fast network would hide it;
 //   - no delivery double-counts a contribution, and none delivers what the receiver already has
-//     (a duplicated chunk);
+//     (a duplicated chunk; CheckWith can allow this for finished pieces);
 //   - at the end every rank holds exactly what the collective promises (nothing lost), and the
 //     result is the same whichever order concurrent flows arrive in.
 //
 // Contributions are tracked as sets of group indices, so the cost is about the number of flows
 // times their ancestors times the group size / 64.
-func Check(d DAG) error {
+func Check(d DAG) error { return CheckWith(d, CheckOptions{}) }
+
+// CheckOptions relax Check for DAGs that are correct but wasteful on purpose.
+type CheckOptions struct {
+	// AllowRedundant accepts a delivery of a finished piece (reduced over the whole group, or
+	// an all-gather or all-to-all piece) to an endpoint that already holds it finished: the
+	// receiver leaves it as it is. SimCCL's PXN rings do this (its relays forward every step,
+	// also chunks the relaying GPU and the next server's entry already hold). A delivery of a
+	// partial sum the receiver already holds, or that counts a contribution twice, is still
+	// refused, and so is everything else Check refuses.
+	AllowRedundant bool
+}
+
+// CheckWith is Check with options.
+func CheckWith(d DAG, opt CheckOptions) error {
 	c := d.Collective()
 	k, err := newChecker(d)
 	if err != nil {
 		return fmt.Errorf("%s on %d ranks: %w", c.Op, len(c.Ranks), err)
 	}
+	k.redundant = opt.AllowRedundant
 	if err := k.run(); err != nil {
 		return fmt.Errorf("%s on %d ranks: %w", c.Op, len(c.Ranks), err)
 	}
@@ -48,6 +63,8 @@ type checker struct {
 
 	visit []uint32
 	epoch uint32
+
+	redundant bool // CheckOptions.AllowRedundant
 }
 
 func newChecker(d DAG) (*checker, error) {
@@ -194,11 +211,24 @@ func count(b []uint64) int {
 	return c
 }
 
+// finished says a piece's value holds every contribution it gets: the whole group's for a
+// reduction, its one owner's (any value at all) for all-gather and all-to-all.
+func (k *checker) finished(v []uint64) bool {
+	if k.c.Op == OpAllReduce || k.c.Op == OpReduceScatter {
+		return count(v) == k.n
+	}
+	return !isEmpty(v)
+}
+
 // merge applies a delivery of car to cur: contributions add up when disjoint; a more complete
-// value replaces a less complete one; anything else double-counts or is redundant.
-func merge(cur, car []uint64) (string, bool) {
+// value replaces a less complete one; a finished value the receiver already holds is left as
+// it is if redundant deliveries are allowed; anything else double-counts or is redundant.
+func (k *checker) merge(cur, car []uint64) (string, bool) {
 	switch {
 	case subset(car, cur):
+		if k.redundant && k.finished(car) {
+			return "", true
+		}
 		return "already holds it", false
 	case disjoint(cur, car):
 		for i := range cur {
@@ -262,7 +292,7 @@ func (k *checker) run() error {
 					continue
 				}
 				off := (p - int(af.PieceLo)) * k.w
-				if why, ok := merge(state, k.carried[a][off:off+k.w]); !ok {
+				if why, ok := k.merge(state, k.carried[a][off:off+k.w]); !ok {
 					return fmt.Errorf("flow %d (%s → %s) brings piece %d to %s, which %s",
 						a, k.endpoint(af.Src), k.endpoint(af.Dst), p, k.endpoint(af.Dst), why)
 				}
@@ -406,7 +436,7 @@ func (k *checker) finalState(order []FlowID) ([]uint64, error) {
 		for p := f.PieceLo; p < f.PieceHi; p++ {
 			off := int(p-f.PieceLo) * k.w
 			cur := st[(dst*P+int(p))*k.w : (dst*P+int(p)+1)*k.w]
-			if why, ok := merge(cur, k.carried[id][off:off+k.w]); !ok {
+			if why, ok := k.merge(cur, k.carried[id][off:off+k.w]); !ok {
 				return nil, fmt.Errorf("flow %d (%s → %s, %s channel %d chunk %d) brings piece %d to a receiver that %s",
 					id, k.endpoint(f.Src), k.endpoint(f.Dst), f.Kind, f.Channel, f.Chunk, p, why)
 			}

@@ -235,3 +235,56 @@ func TestEditDAG(t *testing.T) {
 		t.Errorf("the copy has parents %v", ps)
 	}
 }
+
+// CheckWith's AllowRedundant accepts a finished piece delivered again to a rank that holds it
+// (as SimCCL's PXN relays do), and nothing else that Check refuses.
+func TestCheckAllowRedundant(t *testing.T) {
+	const n = 4
+	redundant := func() *FlowDAG {
+		b := refRingAllReduce(n, 1000)
+		// Once the last flow into rank 0 and every flow into rank 1 (flows s·n of step s) have
+		// arrived, rank 0 sends every piece, finished, to rank 1, which holds them finished.
+		parents := []FlowID{FlowID((2*n-3)*n + n - 1)}
+		for s := range 2 * (n - 1) {
+			parents = append(parents, FlowID(s*n))
+		}
+		for p := range int32(n) {
+			b.Add(Flow{Src: 0, Dst: 1, Chunk: 2 * (n - 1), Kind: KindRing, PieceLo: p, PieceHi: p + 1}, parents...)
+		}
+		return build(t, b)
+	}
+	allow := CheckOptions{AllowRedundant: true}
+	if err := CheckWith(redundant(), allow); err != nil {
+		t.Errorf("redundant finished deliveries refused: %v", err)
+	}
+	if err := Check(redundant()); err == nil || !strings.Contains(err.Error(), "already holds") {
+		t.Errorf("Check accepted redundant deliveries: %v", err)
+	}
+	// A partial sum delivered twice is still refused (flow 7 is a reduce-scatter step).
+	if err := CheckWith(duplicateFlow(t, build(t, refRingAllReduce(5, 1000)), 7), allow); err == nil || !strings.Contains(err.Error(), "already holds") {
+		t.Errorf("a duplicated partial sum: %v", err)
+	}
+	// The correct DAG still passes, and the other broken ones still fail.
+	if err := CheckWith(build(t, refRingAllReduce(5, 1000)), allow); err != nil {
+		t.Error(err)
+	}
+	for name, d := range map[string]*FlowDAG{
+		"missing flow":   dropFlow(t, build(t, refRingAllReduce(5, 1000)), 39),
+		"bytes invented": func() *FlowDAG { d := build(t, refRingAllReduce(5, 1000)); d.Flows[3].Bytes++; return d }(),
+	} {
+		if err := CheckWith(d, allow); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	// An all-gather piece sent again to a rank that has it is finished, hence allowed.
+	b := NewDAGBuilder(Collective{Op: OpAllGather, Ranks: group(2), GPUsPerServer: 8, TotalGPUs: 8, Bytes: 200, Pieces: 2})
+	first := b.Add(Flow{Src: 0, Dst: 1, PieceLo: 0, PieceHi: 1})
+	b.Add(Flow{Src: 1, Dst: 0, PieceLo: 1, PieceHi: 2})
+	b.Add(Flow{Src: 0, Dst: 1, PieceLo: 0, PieceHi: 1}, first)
+	if err := CheckWith(build(t, b), allow); err != nil {
+		t.Errorf("all-gather: %v", err)
+	}
+	if err := Check(build(t, b)); err == nil {
+		t.Error("Check accepted an all-gather piece sent twice")
+	}
+}

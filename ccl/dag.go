@@ -17,8 +17,8 @@ const (
 	KindTree                         // a tree edge, up or down (SimCCL "TREE_INIT")
 	KindNVLS                         // a flow to or from an NVSwitch that reduces or multicasts ("NVLS")
 	KindNVLSTree                     // NVLS inside a server, tree between servers ("NVLS_TREE")
-	KindPXNInit                      // the NVLink hop of a PXN relay ("PXN_INIT" is SimCCL's name for the relayed hop)
-	KindPXN                          // the rail-aligned network hop of a PXN relay
+	KindPXNInit                      // SimCCL's "PXN_INIT": the network hop a PXN entry sends for its exit (SimCCL's PXN), or the NVLink hop of a relay (the NCCL-like PXN)
+	KindPXN                          // the rail-aligned network hop of a relay in the NCCL-like PXN ("PXN")
 	KindMultiRing                    // a step of one of several edge-disjoint rings (TASP)
 	KindRHD                          // a recursive halving-doubling exchange
 	KindDirect                       // all-to-all, every pair at once

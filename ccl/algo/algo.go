@@ -7,8 +7,9 @@
 //
 // Environment variables read (ccl-facts.md §1.5, simai-formats.md §1.4): AS_NVLS_ENABLE=1
 // enables NVLS for TP all-reduces on H100/H800/H20 with at least 8 ranks; AS_PXN_ENABLE=1
-// relays server-crossing ring hops and all-to-all pairs through the rail-aligned GPU (PXN).
-// The same switches exist as Options fields, which command-line flags set.
+// relays server-crossing ring hops through the rail-aligned GPU (PXN): as SimCCL v1.6 does by
+// default (all-reduce and reduce-scatter only), or NCCL-like (Options.PXNVariant; all-gather and
+// all-to-all pairs too). The same switches exist as Options fields, which command-line flags set.
 package algo
 
 import (
@@ -31,7 +32,7 @@ const (
 	Tree      Name = "tree"      // NCCL's double binary tree, all-reduce only
 	NVLS      Name = "nvls"      // NVSwitch reduction inside one server, all-reduce only
 	NVLSTree  Name = "nvlstree"  // NVLS inside servers, tree between them, all-reduce only
-	PXN       Name = "pxn"       // rings (or all-to-all) with PXN relays
+	PXN       Name = "pxn"       // rings (or all-to-all) with PXN relays, as Params.PXN says
 	MultiRing Name = "multiring" // TASP's edge-disjoint Hamiltonian rings
 	RHD       Name = "rhd"       // recursive halving-doubling
 	Direct    Name = "direct"    // all-to-all, every pair at once
@@ -70,21 +71,35 @@ func Supports(a Name, op ccl.Op) bool {
 	return false
 }
 
-// Generate builds the flow DAG of req with algorithm a. chunks sets the chunk count of the
-// chunked algorithms (tree, NVLS, NVLS-Tree); 0 means their default.
-func Generate(a Name, req ccl.Request, chunks int) (ccl.DAG, error) {
+// Params are what an algorithm's DAG depends on besides the request. The zero value is every
+// algorithm's default.
+type Params struct {
+	// Chunks sets the chunk count of the chunked algorithms (tree, NVLS, NVLS-Tree); 0 means
+	// their default.
+	Chunks int
+	// PXN is how the pxn algorithm decomposes: SimCCL v1.6's PXN (the zero value: every
+	// server-crossing step of an all-reduce or reduce-scatter relayed, all-gather and all-to-all
+	// without PXN) or the NCCL-like one (no rank sent what it holds; all-gather and all-to-all
+	// relayed too). See package nccl.
+	PXN nccl.PXNVariant
+}
+
+// options are the nccl generators' options for algorithm a.
+func (p Params) options(a Name) nccl.Options {
+	return nccl.Options{Chunks: p.Chunks, PXN: a == PXN, PXNVariant: p.PXN}
+}
+
+// Generate builds the flow DAG of req with algorithm a.
+func Generate(a Name, req ccl.Request, p Params) (ccl.DAG, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	if !Supports(a, req.Op) {
 		return nil, fmt.Errorf("%s does not implement %s", a, req.Op)
 	}
-	opt := nccl.Options{Chunks: chunks}
+	opt := p.options(a)
 	switch a {
-	case Ring:
-		return nccl.Ring(req, opt)
-	case PXN:
-		opt.PXN = true
+	case Ring, PXN:
 		return nccl.Ring(req, opt)
 	case Tree:
 		return nccl.Tree(req, opt)
@@ -113,10 +128,18 @@ const (
 	FullMesh = multiring.FullMesh // every pair of GPUs has its own link
 )
 
+// CheckOptions is what ccl.CheckWith must be told about Generate(a, req, p)'s DAG for an
+// operation op: SimCCL's PXN all-reduce delivers finished chunks to ranks that hold them.
+func CheckOptions(a Name, op ccl.Op, p Params) ccl.CheckOptions {
+	opt := p.options(a)
+	return ccl.CheckOptions{AllowRedundant: opt.RedundantDeliveries(op)}
+}
+
 // Time is the closed-form alpha-beta-gamma time, in seconds, of op with algorithm a on n ranks
 // of which perServer share a server (in a group spread evenly over servers), for bytes, with
-// costs c. chunks is as for Generate.
-func Time(a Name, op ccl.Op, n, perServer int, bytes int64, chunks int, fabric Fabric, c ccl.LinkCosts) (float64, error) {
+// costs c and the algorithm's parameters p.
+func Time(a Name, op ccl.Op, n, perServer int, bytes int64, p Params, fabric Fabric, c ccl.LinkCosts) (float64, error) {
+	chunks := p.Chunks
 	if !Supports(a, op) {
 		return 0, fmt.Errorf("%s does not implement %s", a, op)
 	}
@@ -132,7 +155,7 @@ func Time(a Name, op ccl.Op, n, perServer int, bytes int64, chunks int, fabric F
 	case Ring:
 		return nccl.RingTime(op, n, perServer, bytes, c)
 	case PXN:
-		return nccl.PXNTime(op, n, perServer, bytes, c)
+		return nccl.PXNTime(op, n, perServer, bytes, c, p.PXN)
 	case Tree:
 		return nccl.TreeTime(n, perServer, bytes, chunks, c)
 	case NVLS:

@@ -17,13 +17,14 @@ func request(op ccl.Op, n, gps int, bytes int64) ccl.Request {
 }
 
 // Every algorithm builds a DAG that passes the checker for every operation it supports, inside
-// one server and across servers (NVLS only inside one).
+// one server and across servers (NVLS only inside one), with both PXN variants; only SimCCL's
+// PXN all-reduce needs redundant deliveries allowed.
 func TestEveryAlgorithmIsCorrect(t *testing.T) {
 	ops := []ccl.Op{ccl.OpAllReduce, ccl.OpAllGather, ccl.OpReduceScatter, ccl.OpAllToAll}
 	for _, a := range Names {
 		for _, op := range ops {
 			if !Supports(a, op) {
-				if _, err := Generate(a, request(op, 8, 8, 1<<20), 0); err == nil {
+				if _, err := Generate(a, request(op, 8, 8, 1<<20), Params{}); err == nil {
 					t.Errorf("%s %s: generated an unsupported pair", a, op)
 				}
 				continue
@@ -33,13 +34,19 @@ func TestEveryAlgorithmIsCorrect(t *testing.T) {
 					continue // NVLS is for one server, NVLS-Tree for several
 				}
 				req := request(op, shape[0], shape[1], 3<<20)
-				d, err := Generate(a, req, 0)
-				if err != nil {
-					t.Errorf("%s %s %v: %v", a, op, shape, err)
-					continue
-				}
-				if err := ccl.Check(d); err != nil {
-					t.Errorf("%s %s %v: %v", a, op, shape, err)
+				for _, p := range []Params{{}, {PXN: nccl.PXNNCCL}} {
+					d, err := Generate(a, req, p)
+					if err != nil {
+						t.Errorf("%s %s %v %+v: %v", a, op, shape, p, err)
+						continue
+					}
+					opt := CheckOptions(a, op, p)
+					if opt.AllowRedundant != (a == PXN && p.PXN == nccl.PXNSimCCL && op == ccl.OpAllReduce) {
+						t.Errorf("%s %s %+v: check options %+v", a, op, p, opt)
+					}
+					if err := ccl.CheckWith(d, opt); err != nil {
+						t.Errorf("%s %s %v %+v: %v", a, op, shape, p, err)
+					}
 				}
 			}
 		}
@@ -93,7 +100,11 @@ func TestSimCCLSelection(t *testing.T) {
 		{"DP AR PXN across servers", Options{PXN: true}, ccl.OpAllReduce, ccl.GroupDP, 16, 8, PXN},
 		{"TP AR PXN one server", Options{PXN: true}, ccl.OpAllReduce, ccl.GroupTP, 8, 8, Ring},
 		{"all-to-all", Options{}, ccl.OpAllToAll, ccl.GroupEP, 16, 8, Direct},
-		{"all-to-all PXN", Options{PXN: true}, ccl.OpAllToAll, ccl.GroupEP, 16, 8, PXN},
+		{"all-to-all PXN", Options{PXN: true}, ccl.OpAllToAll, ccl.GroupEP, 16, 8, Direct}, // SimCCL has no PXN all-to-all
+		{"all-to-all NCCL-like PXN", Options{PXN: true, PXNVariant: nccl.PXNNCCL}, ccl.OpAllToAll, ccl.GroupEP, 16, 8, PXN},
+		{"AG PXN", Options{PXN: true}, ccl.OpAllGather, ccl.GroupDP, 16, 8, Ring}, // SimCCL never turns PXN on for all-gather
+		{"AG NCCL-like PXN", Options{PXN: true, PXNVariant: nccl.PXNNCCL}, ccl.OpAllGather, ccl.GroupDP, 16, 8, PXN},
+		{"RS PXN", Options{PXN: true}, ccl.OpReduceScatter, ccl.GroupDP, 16, 8, PXN},
 		{"forced", Options{Force: map[ccl.GroupKind]Name{ccl.GroupDP: RHD}}, ccl.OpAllReduce, ccl.GroupDP, 16, 8, RHD},
 	}
 	for _, c := range cases {
@@ -114,6 +125,9 @@ func TestSimCCLSelection(t *testing.T) {
 	}
 	if _, err := NewSelector(Options{Policy: "fastest"}); err == nil {
 		t.Error("unknown policy accepted")
+	}
+	if _, err := NewSelector(Options{PXNVariant: 5}); err == nil {
+		t.Error("unknown PXN variant accepted")
 	}
 }
 
@@ -154,21 +168,21 @@ func TestNCCLSelection(t *testing.T) {
 // ranks costs 2(n−1)α + 2(n−1)/n·S·β (+ (n−1)/n·S·γ).
 func TestTime(t *testing.T) {
 	c := ccl.LinkCosts{Intra: ccl.AlphaBeta{Alpha: 1e-6, Beta: 1e-9}, Inter: ccl.AlphaBeta{Alpha: 5e-6, Beta: 4e-9}}
-	got, err := Time(Ring, ccl.OpAllReduce, 8, 8, 8<<20, 0, Switch, c)
+	got, err := Time(Ring, ccl.OpAllReduce, 8, 8, 8<<20, Params{}, Switch, c)
 	want := 2*7*1e-6 + 2*7.0/8*float64(8<<20)*1e-9
 	if err != nil || abs(got-want) > 1e-12 {
 		t.Errorf("ring: %v, %v; want %v", got, err, want)
 	}
 	// RHD on 8 = 2^3 ranks: 2·log p·α + 2(p−1)/p·S·β.
-	got, err = Time(RHD, ccl.OpAllReduce, 8, 8, 8<<20, 0, Switch, c)
+	got, err = Time(RHD, ccl.OpAllReduce, 8, 8, 8<<20, Params{}, Switch, c)
 	want = 2*3*1e-6 + 2*7.0/8*float64(8<<20)*1e-9
 	if err != nil || abs(got-want) > 1e-12 {
 		t.Errorf("rhd: %v, %v; want %v", got, err, want)
 	}
-	if _, err := Time(Tree, ccl.OpAllGather, 8, 8, 1, 0, Switch, c); err == nil {
+	if _, err := Time(Tree, ccl.OpAllGather, 8, 8, 1, Params{}, Switch, c); err == nil {
 		t.Error("tree all-gather priced")
 	}
-	if _, err := Time(Ring, ccl.OpAllReduce, 12, 8, 1, 0, Switch, c); err == nil {
+	if _, err := Time(Ring, ccl.OpAllReduce, 12, 8, 1, Params{}, Switch, c); err == nil {
 		t.Error("uneven servers priced")
 	}
 }

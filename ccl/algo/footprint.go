@@ -15,9 +15,9 @@ import (
 //
 // FootprintOf computes it in closed form from the group's shape (how many ranks, how many on
 // each server, on which rails), in O(n) time and O(1) memory for most algorithms (O(servers)
-// for the trees, O(min(n, GPUs per server)) for the PXN all-to-all), so that a caller can
-// refuse up front a run whose DAG would not fit in memory: an all-to-all over 16,384 ranks has
-// 268 million flows, all in flight at once. Counts are exact (Flows, Roots, Stored) or a
+// for the trees, O(min(n, GPUs per server)) for the NCCL-like PXN all-to-all), so that a
+// caller can refuse up front a run whose DAG would not fit in memory: an all-to-all over 16,384
+// ranks has 268 million flows, all in flight at once. Counts are exact (Flows, Roots, Stored) or a
 // proven bound (Width), in int64; a count that would not fit is an error naming it.
 // FootprintOf also counts DAGs too large for Generate, which refuses more than 2³¹−1 flows (a
 // FlowID is an int32).
@@ -28,10 +28,10 @@ type Footprint struct {
 	// starts.
 	Roots int64
 	// Stored is the number of flow records the generated DAG keeps in memory: Flows for the
-	// DAGs stored flat (ccl.FlowDAG: Multi-Ring, RHD, direct and pairwise all-to-all, the PXN
-	// all-to-all), one chunk's template per channel for the chunked ones (Tree, NVLS,
-	// NVLS-Tree), and 0 for the DAGs computed from the flow id (SimCCL's ring and its one-shot
-	// all-to-all).
+	// DAGs stored flat (ccl.FlowDAG: Multi-Ring, RHD, direct and pairwise all-to-all, the
+	// NCCL-like PXN all-to-all), one chunk's template per channel for the chunked ones (Tree,
+	// NVLS, NVLS-Tree), and 0 for the DAGs computed from the flow id (SimCCL's ring, with or
+	// without PXN, and its one-shot all-to-all).
 	Stored int64
 	// Width bounds the number of flows in flight at once, whatever their durations: flows in
 	// flight together never wait for one another, directly or not, so they form an antichain
@@ -58,8 +58,8 @@ func (f Footprint) Scaled(k int) (Footprint, error) {
 	return out, nil
 }
 
-// FootprintOf counts the flow DAG that Generate(a, req, chunks) would build, without building
-// it. It takes the same arguments, applies the same defaults (chunks 0 is the algorithm's
+// FootprintOf counts the flow DAG that Generate(a, req, p) would build, without building it.
+// It takes the same arguments, applies the same defaults (p.Chunks 0 is the algorithm's
 // default; req.Channels as Generate) and fails with Generate's error for every request Generate
 // refuses, except for size: it counts DAGs of any size.
 //
@@ -71,15 +71,20 @@ func (f Footprint) Scaled(k int) (Footprint, error) {
 //     one it received at the step before: Flows = C·S·n, Roots = C·n (step 0), Width = C·n
 //     (every (channel, chunk) chain has one flow in flight), Stored = 0, C = m by default.
 //     All-to-all is SimCCL's one shot: n(n−1) flows, all roots, Width n(n−1), Stored 0.
-//   - PXN ring (same m on every server, N ≥ 2, m ≥ 2; otherwise the plain ring): a step of
-//     channel c has n+N flows when it relays (each server's exit → entry over NVLink, then the
-//     entry's network hop), n when the entries send for their exits, n−N when nothing crosses
-//     servers and n−2N at the last step of an all-reduce (nccl's blockSize and kind). Roots are
-//     step 0's n flows per channel, plus, in an all-gather, the N hops the entries send from
-//     their own data at step m−1. Width counts the flows without children: Roots plus one per
-//     flow with two children (a relayed chunk the entry also forwards later, m steps on or
-//     after the ring has dropped it).
-//   - PXN all-to-all: the n(n−1) pairs, plus one NVLink hop for each pair on different
+//   - PXN ring (same m on every server, N ≥ 2, m ≥ 2, and an operation the variant relays:
+//     all-reduce and reduce-scatter for SimCCL's, all three rings for the NCCL-like one;
+//     otherwise the plain ring). SimCCL's relays at every step: n+N flows a step (each
+//     server's exit → entry over NVLink, then the entry's network hop), Roots = C·n (step 0's
+//     n), Width = C·n (the last step's n−N ring flows and N network hops; every other flow
+//     has a child). The NCCL-like PXN: a step of channel c has n+N flows when it relays, n
+//     when the entries send for their exits, n−N when nothing crosses servers and n−2N at the
+//     last step of an all-reduce (nccl's blockSize and kind). Roots are step 0's n flows per
+//     channel, plus, in an all-gather, the N hops the entries send from their own data at step
+//     m−1. Width counts the flows without children: Roots plus one per flow with two children
+//     (a relayed chunk the entry also forwards later, m steps on or after the ring has dropped
+//     it).
+//   - PXN all-to-all: SimCCL's PXN does not relay it (the one-shot all-to-all above). The
+//     NCCL-like PXN: the n(n−1) pairs, plus one NVLink hop for each pair on different
 //     servers and rails whose sender's server holds a group member on the receiver's rail:
 //     Σ over servers s of (|rails of s| − 1)·Σ_{rails b of s} (members on rail b − 1). Roots =
 //     Width = n(n−1) (a pair is a chain of at most two flows), Stored = Flows.
@@ -106,24 +111,27 @@ func (f Footprint) Scaled(k int) (Footprint, error) {
 //   - Direct all-to-all: Flows = Roots = Width = Stored = n(n−1).
 //   - Pairwise all-to-all: Flows = Stored = n(n−1), Roots = Width = n (a rank's sends form a
 //     chain: one round in flight).
-func FootprintOf(a Name, req ccl.Request, chunks int) (Footprint, error) {
+func FootprintOf(a Name, req ccl.Request, p Params) (Footprint, error) {
 	if err := validate(&req); err != nil {
 		return Footprint{}, err
 	}
 	if !Supports(a, req.Op) {
-		return refuse(a, req, chunks)
+		return refuse(a, req, p)
 	}
 	nc := a == Ring || a == PXN || a == Tree || a == NVLS || a == NVLSTree
-	if nc && chunks < 0 {
-		return refuse(a, req, chunks)
+	if nc && (p.Chunks < 0 || p.PXN > nccl.PXNNCCL) {
+		return refuse(a, req, p)
 	}
+	chunks := p.Chunks
+	opt := p.options(a)
 	n := int64(len(req.Ranks))
 	c := arith{what: "flows"}
 	var f Footprint
 	switch a {
 	case Ring, PXN:
+		pxn := opt.PXNApplies(req.Op)
 		if req.Op == ccl.OpAllToAll {
-			if a == PXN {
+			if pxn {
 				f = pxnAllToAll(&req, &c)
 				break
 			}
@@ -132,14 +140,14 @@ func FootprintOf(a Name, req ccl.Request, chunks int) (Footprint, error) {
 			break
 		}
 		sh := shapeOf(&req)
-		if a == PXN && sh.servers >= 2 && sh.maxM >= 2 && sh.minM != sh.maxM {
-			return refuse(a, req, chunks) // PXN needs the same member count on every server
+		if pxn && sh.servers >= 2 && sh.maxM >= 2 && sh.minM != sh.maxM {
+			return refuse(a, req, p) // PXN needs the same member count on every server
 		}
-		f = ring(&req, sh, a == PXN, &c)
+		f = ring(&req, sh, pxn, opt.PXNVariant == nccl.PXNSimCCL, &c)
 	case Tree, NVLS, NVLSTree:
 		sh := shapeOf(&req)
 		if (a == NVLS && sh.servers > 1) || (a == NVLSTree && sh.servers < 2) {
-			return refuse(a, req, chunks)
+			return refuse(a, req, p)
 		}
 		f = chunked(a, &req, sh, chunks, &c)
 	case MultiRing:
@@ -188,8 +196,8 @@ func validate(req *ccl.Request) error {
 
 // refuse returns Generate's error for a request FootprintOf found it refuses; those checks come
 // before any flow is built, so it costs what the checks cost.
-func refuse(a Name, req ccl.Request, chunks int) (Footprint, error) {
-	if _, err := Generate(a, req, chunks); err != nil {
+func refuse(a Name, req ccl.Request, p Params) (Footprint, error) {
+	if _, err := Generate(a, req, p); err != nil {
 		return Footprint{}, err
 	}
 	return Footprint{}, fmt.Errorf("footprint of %s %s: internal: Generate accepted a request thought refused", a, req.Op)
@@ -295,8 +303,9 @@ func channels(req *ccl.Request, def int) int64 {
 func span(lo, hi int64) int64 { return max(hi-lo, 0) }
 
 // ring counts nccl.Ring's DAG for an all-reduce, reduce-scatter or all-gather (see ringDAG's
-// kind and blockSize there for the step kinds and their flows).
-func ring(req *ccl.Request, sh groupShape, pxn bool, c *arith) Footprint {
+// kind and blockSize there for the step kinds and their flows), with PXN relays if pxn (as
+// SimCCL does if simccl).
+func ring(req *ccl.Request, sh groupShape, pxn, simccl bool, c *arith) Footprint {
 	n := int64(sh.n)
 	C := channels(req, sh.maxM)
 	S := ringSteps(req.Op, n)
@@ -311,7 +320,14 @@ func ring(req *ccl.Request, sh groupShape, pxn bool, c *arith) Footprint {
 		return f
 	}
 	N, m := int64(sh.servers), int64(sh.maxM) // n = N·m
-	R := int64(0)                             // reduce-scatter steps
+	if simccl {
+		f := Footprint{Flows: c.mul(c.mul(C, S), n+N)}
+		c.what = "roots"
+		f.Roots = c.mul(C, n)
+		f.Width = f.Roots
+		return f
+	}
+	R := int64(0) // reduce-scatter steps
 	if req.Op != ccl.OpAllGather {
 		R = n - 1
 	}
@@ -343,8 +359,8 @@ func ring(req *ccl.Request, sh groupShape, pxn bool, c *arith) Footprint {
 	return f
 }
 
-// pxnAllToAll counts nccl's PXN all-to-all: a pair on different servers and rails is relayed
-// through the sender's server-mate on the receiver's rail when the group holds one.
+// pxnAllToAll counts nccl's NCCL-like PXN all-to-all: a pair on different servers and rails is
+// relayed through the sender's server-mate on the receiver's rail when the group holds one.
 func pxnAllToAll(req *ccl.Request, c *arith) Footprint {
 	n := int64(len(req.Ranks))
 	pairs := c.mul(n, n-1)
@@ -529,7 +545,7 @@ func (s *Selector) Footprint(l ccl.Layout, totalGPUs int, op ccl.Op, kind ccl.Gr
 			err = e
 			return
 		}
-		f, e := FootprintOf(c.Algorithm, req, chunks)
+		f, e := FootprintOf(c.Algorithm, req, s.params(chunks))
 		if e != nil {
 			err = fmt.Errorf("%s %s on %s group %v: %w", c.Algorithm, op, kind, req.Ranks[:min(len(req.Ranks), 8)], e)
 			return

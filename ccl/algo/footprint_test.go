@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"simd/ccl"
+	"simd/ccl/nccl"
 )
 
 // measured is what the generated DAG really holds, counted flow by flow.
@@ -103,11 +104,11 @@ func sizes(short bool) []int {
 }
 
 // checkFootprint compares FootprintOf with the generated DAG; it returns false if both refused.
-func checkFootprint(t *testing.T, a Name, req ccl.Request, chunks int) bool {
+func checkFootprint(t *testing.T, a Name, req ccl.Request, p Params) bool {
 	t.Helper()
-	name := fmt.Sprintf("%s %s n=%d gps=%d ranks %v… chunks %d channels %d", a, req.Op, len(req.Ranks), req.GPUsPerServer, req.Ranks[:min(4, len(req.Ranks))], chunks, req.Channels)
-	f, ferr := FootprintOf(a, req, chunks)
-	d, gerr := Generate(a, req, chunks)
+	name := fmt.Sprintf("%s %s n=%d gps=%d ranks %v… %+v channels %d", a, req.Op, len(req.Ranks), req.GPUsPerServer, req.Ranks[:min(4, len(req.Ranks))], p, req.Channels)
+	f, ferr := FootprintOf(a, req, p)
+	d, gerr := Generate(a, req, p)
 	if gerr != nil || ferr != nil {
 		if gerr == nil || ferr == nil || gerr.Error() != ferr.Error() {
 			t.Errorf("%s: FootprintOf error %v, Generate error %v", name, ferr, gerr)
@@ -130,12 +131,32 @@ func checkFootprint(t *testing.T, a Name, req ccl.Request, chunks int) bool {
 	return true
 }
 
+// paramsFor are the parameters the exactness tests try for algorithm a: several chunk counts
+// for the chunked algorithms, both PXN variants for PXN.
+func paramsFor(a Name) []Params {
+	switch a {
+	case Tree, NVLS, NVLSTree:
+		return []Params{{}, {Chunks: 1}, {Chunks: 3}}
+	case PXN:
+		return []Params{{PXN: nccl.PXNSimCCL}, {PXN: nccl.PXNNCCL}}
+	}
+	return []Params{{}}
+}
+
+// paramsKey names an algorithm with the parameters that change its DAG's shape.
+func paramsKey(a Name, p Params) string {
+	if a == PXN {
+		return string(a) + "/" + p.PXN.String()
+	}
+	return string(a)
+}
+
 // FootprintOf counts exactly what Generate builds, for every algorithm, every operation it
 // supports (and refuses the others as Generate does), group sizes 2..48 placed in several ways
-// over 1, 2, 4 and 8 GPUs per server, and several chunk counts.
+// over 1, 2, 4 and 8 GPUs per server, several chunk counts and both PXN variants.
 func TestFootprintMatchesGenerate(t *testing.T) {
 	ops := []ccl.Op{ccl.OpAllReduce, ccl.OpReduceScatter, ccl.OpAllGather, ccl.OpAllToAll}
-	built := map[Name]int{}
+	built := map[string]int{}
 	for _, n := range sizes(testing.Short()) {
 		for _, sh := range shapes(n) {
 			for _, a := range Names {
@@ -145,13 +166,9 @@ func TestFootprintMatchesGenerate(t *testing.T) {
 					}
 					req := sh
 					req.Op = op
-					chunkList := []int{0}
-					if a == Tree || a == NVLS || a == NVLSTree {
-						chunkList = []int{0, 1, 3}
-					}
-					for _, k := range chunkList {
-						if checkFootprint(t, a, req, k) {
-							built[a]++
+					for _, p := range paramsFor(a) {
+						if checkFootprint(t, a, req, p) {
+							built[paramsKey(a, p)]++
 						}
 					}
 				}
@@ -160,8 +177,10 @@ func TestFootprintMatchesGenerate(t *testing.T) {
 	}
 	t.Logf("DAGs compared: %v", built)
 	for _, a := range Names {
-		if built[a] == 0 {
-			t.Errorf("no DAG of %s was compared", a)
+		for _, p := range paramsFor(a) {
+			if built[paramsKey(a, p)] == 0 {
+				t.Errorf("no DAG of %s %+v was compared", a, p)
+			}
 		}
 	}
 }
@@ -208,7 +227,13 @@ func TestFootprintOptions(t *testing.T) {
 	}
 	for _, c := range cases {
 		c.req.Op = c.op
-		checkFootprint(t, c.a, c.req, c.chunks)
+		ps := []Params{{Chunks: c.chunks}}
+		if c.a == PXN {
+			ps = append(ps, Params{Chunks: c.chunks, PXN: nccl.PXNNCCL})
+		}
+		for _, p := range ps {
+			checkFootprint(t, c.a, c.req, p)
+		}
 	}
 }
 
@@ -241,6 +266,7 @@ func TestFootprintRefuses(t *testing.T) {
 		{NVLS, group(ccl.OpAllReduce, 16, 8, 0, 1), 0, "spans 2 servers"},
 		{NVLSTree, group(ccl.OpAllReduce, 8, 8, 0, 1), 0, "one server"},
 		{PXN, group(ccl.OpAllReduce, 12, 8, 0, 1), 0, "same number"},
+		{PXN, group(ccl.OpReduceScatter, 12, 8, 0, 1), 0, "same number"},
 		{MultiRing, group(ccl.OpAllReduce, 6, 8, 0, 1), 0, "no decomposition"},
 		{MultiRing, group(ccl.OpAllGather, 12, 4, 1, 1), 0, "same number"}, // 3 + 4 + 4 + 1
 		{MultiRing, group(ccl.OpAllGather, 10, 5, 0, 1), 0, "no decomposition"},
@@ -248,14 +274,21 @@ func TestFootprintRefuses(t *testing.T) {
 		{Ring, group(ccl.OpAllReduce, 8, 8, 0, 1), -2, "negative chunk"},
 	}
 	for _, c := range cases {
-		_, ferr := FootprintOf(c.a, c.req, c.chunks)
-		_, gerr := Generate(c.a, c.req, c.chunks)
+		_, ferr := FootprintOf(c.a, c.req, Params{Chunks: c.chunks})
+		_, gerr := Generate(c.a, c.req, Params{Chunks: c.chunks})
 		if ferr == nil || gerr == nil || ferr.Error() != gerr.Error() || !strings.Contains(ferr.Error(), c.want) {
 			t.Errorf("%s %v: FootprintOf %v, Generate %v; want %q", c.a, c.req.Ranks, ferr, gerr, c.want)
 		}
 	}
+	// An unknown PXN variant, in both.
+	bad := Params{PXN: 9}
+	_, ferr := FootprintOf(PXN, group(ccl.OpAllReduce, 16, 8, 0, 1), bad)
+	_, gerr := Generate(PXN, group(ccl.OpAllReduce, 16, 8, 0, 1), bad)
+	if ferr == nil || gerr == nil || ferr.Error() != gerr.Error() {
+		t.Errorf("unknown PXN variant: FootprintOf %v, Generate %v", ferr, gerr)
+	}
 	// Algorithms without chunks ignore a negative count, in both.
-	if _, err := FootprintOf(RHD, group(ccl.OpAllReduce, 8, 8, 0, 1), -1); err != nil {
+	if _, err := FootprintOf(RHD, group(ccl.OpAllReduce, 8, 8, 0, 1), Params{Chunks: -1}); err != nil {
 		t.Errorf("rhd with chunks -1: %v", err)
 	}
 }
@@ -269,7 +302,7 @@ func TestFootprintHuge(t *testing.T) {
 	const n = 1_000_000
 	req := group(ccl.OpAllToAll, n, 8, 0, 1)
 	start := time.Now()
-	f, err := FootprintOf(Direct, req, 0)
+	f, err := FootprintOf(Direct, req, Params{})
 	took := time.Since(start)
 	want := int64(n) * (n - 1)
 	if err != nil || f != (Footprint{Flows: want, Roots: want, Stored: want, Width: want}) {
@@ -283,22 +316,27 @@ func TestFootprintHuge(t *testing.T) {
 
 	// The others, on the same million ranks: exact closed forms.
 	req.Op = ccl.OpAllReduce
-	pxn, err := FootprintOf(PXN, req, 0)
+	pxn, err := FootprintOf(PXN, req, Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ring, err := FootprintOf(Ring, req, 0)
+	ring, err := FootprintOf(Ring, req, Params{})
 	if err != nil || ring.Flows != 8*2*(n-1)*n || ring.Roots != 8*n || ring.Stored != 0 {
 		t.Errorf("ring all-reduce: %+v, %v", ring, err)
 	}
-	if pxn.Flows <= ring.Flows || pxn.Width <= ring.Width {
-		t.Errorf("PXN ring %+v not above the ring %+v", pxn, ring)
+	// SimCCL's PXN: N more flows per step and channel (the network hops), as wide as the ring.
+	if pxn.Flows != ring.Flows+8*2*(n-1)*(n/8) || pxn.Roots != ring.Roots || pxn.Width != ring.Width {
+		t.Errorf("PXN ring %+v against the ring %+v", pxn, ring)
 	}
-	tree, err := FootprintOf(Tree, req, 2)
+	nc, err := FootprintOf(PXN, req, Params{PXN: nccl.PXNNCCL})
+	if err != nil || nc.Flows <= ring.Flows || nc.Width <= ring.Width {
+		t.Errorf("NCCL-like PXN ring %+v not above the ring %+v: %v", nc, ring, err)
+	}
+	tree, err := FootprintOf(Tree, req, Params{Chunks: 2})
 	if err != nil || tree.Flows != 16*2*2*(n-1) || tree.Stored != 16*2*(n-1) {
 		t.Errorf("tree all-reduce: %+v, %v", tree, err)
 	}
-	rhd, err := FootprintOf(RHD, req, 0)
+	rhd, err := FootprintOf(RHD, req, Params{})
 	// 10⁶ = 2^19 + 475,712: 2·19·2^19 + 2·475,712 flows.
 	if err != nil || rhd.Flows != 2*19*(1<<19)+2*(n-(1<<19)) || rhd.Roots != 1<<19 {
 		t.Errorf("rhd all-reduce: %+v, %v", rhd, err)
@@ -308,16 +346,16 @@ func TestFootprintHuge(t *testing.T) {
 // Counts beyond int64 are errors that say which count overflowed.
 func TestFootprintOverflow(t *testing.T) {
 	req := group(ccl.OpAllReduce, 64, 8, 0, 1)
-	if _, err := FootprintOf(Tree, req, math.MaxInt); !errors.Is(err, errOverflow) || !strings.Contains(err.Error(), "number of flows") {
+	if _, err := FootprintOf(Tree, req, Params{Chunks: math.MaxInt}); !errors.Is(err, errOverflow) || !strings.Contains(err.Error(), "number of flows") {
 		t.Errorf("tree with %d chunks: %v", math.MaxInt, err)
 	}
 	req.Channels = math.MaxInt / 4
-	if _, err := FootprintOf(Ring, req, 0); !errors.Is(err, errOverflow) || !strings.Contains(err.Error(), "number of flows") {
+	if _, err := FootprintOf(Ring, req, Params{}); !errors.Is(err, errOverflow) || !strings.Contains(err.Error(), "number of flows") {
 		t.Errorf("ring with %d channels: %v", req.Channels, err)
 	}
 	// A channel count just below the limit still counts.
 	req.Channels = math.MaxInt / (2 * 63 * 64)
-	if f, err := FootprintOf(Ring, req, 0); err != nil || f.Flows != int64(req.Channels)*2*63*64 {
+	if f, err := FootprintOf(Ring, req, Params{}); err != nil || f.Flows != int64(req.Channels)*2*63*64 {
 		t.Errorf("ring with %d channels: %+v, %v", req.Channels, f, err)
 	}
 	f := Footprint{Flows: 1 << 20, Roots: 1, Stored: 1, Width: 1 << 40}
@@ -373,6 +411,9 @@ func TestSelectorFootprint(t *testing.T) {
 		{Options{GPUType: "H100"}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 4, PP: 1, EP: 2}, ccl.GroupTP, ccl.OpAllReduce},
 		{Options{GPUType: "H100"}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 4, PP: 1, EP: 2}, ccl.GroupDP, ccl.OpAllGather},
 		{Options{GPUType: "H100", PXN: true}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 2, PP: 1, EP: 8}, ccl.GroupEP, ccl.OpAllToAll},
+		{Options{GPUType: "H100", PXN: true, PXNVariant: nccl.PXNNCCL}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 2, PP: 1, EP: 8}, ccl.GroupEP, ccl.OpAllToAll},
+		{Options{GPUType: "H100", PXN: true}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 16, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpAllGather},
+		{Options{GPUType: "H100", PXN: true}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 16, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpReduceScatter},
 		{Options{GPUType: "H100", NVLS: true}, ccl.Layout{GPUs: 32, GPUsPerServer: 8, TP: 16, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpAllReduce},
 		{Options{GPUType: "H100"}, ccl.Layout{GPUs: 48, GPUsPerServer: 8, TP: 2, PP: 3, EP: 4}, ccl.GroupDPEP, ccl.OpReduceScatter},
 		{Options{GPUType: "H100"}, ccl.Layout{GPUs: 48, GPUsPerServer: 8, TP: 2, PP: 3, EP: 4}, ccl.GroupPP, ccl.OpAllReduce},
@@ -380,6 +421,7 @@ func TestSelectorFootprint(t *testing.T) {
 		// Groups that differ: 6 GPUs per server, TP 4 — ranks 0–3 on one server (ring), 4–7
 		// on two (PXN ring).
 		{Options{GPUType: "H100", PXN: true}, ccl.Layout{GPUs: 24, GPUsPerServer: 6, TP: 4, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpAllReduce},
+		{Options{GPUType: "H100", PXN: true, PXNVariant: nccl.PXNNCCL}, ccl.Layout{GPUs: 24, GPUsPerServer: 6, TP: 4, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpAllGather},
 		{Options{Policy: PolicyNCCL, GPUType: "H100"}, ccl.Layout{GPUs: 24, GPUsPerServer: 6, TP: 4, PP: 1, EP: 1}, ccl.GroupTP, ccl.OpAllReduce},
 		// A tree on ranks 6–11 (2 + 4 members) has more leaves than on 0–5 (one server).
 		{Options{Force: map[ccl.GroupKind]Name{ccl.GroupEP: Tree}}, ccl.Layout{GPUs: 24, GPUsPerServer: 8, TP: 1, PP: 1, EP: 6}, ccl.GroupEP, ccl.OpAllReduce},
@@ -400,7 +442,7 @@ func TestSelectorFootprint(t *testing.T) {
 		var want, first Footprint
 		for i, p := range plans {
 			m := measure(p.Choice.Algorithm, p.DAG)
-			f, err := FootprintOf(p.Choice.Algorithm, ccl.Request{Op: c.op, Ranks: p.Ranks, GPUsPerServer: c.l.GPUsPerServer, TotalGPUs: c.l.GPUs, Bytes: 1 << 20}, 0)
+			f, err := FootprintOf(p.Choice.Algorithm, ccl.Request{Op: c.op, Ranks: p.Ranks, GPUsPerServer: c.l.GPUsPerServer, TotalGPUs: c.l.GPUs, Bytes: 1 << 20}, Params{PXN: c.opt.PXNVariant})
 			if err != nil || f.Flows != int64(m.flows) {
 				t.Fatalf("%v: %+v, %v; %d flows", p.Ranks, f, err, m.flows)
 			}
@@ -445,7 +487,7 @@ func BenchmarkFootprintOf(b *testing.B) {
 		b.Run(fmt.Sprintf("%s-%s", c.a, c.op), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := FootprintOf(c.a, req, 0); err != nil {
+				if _, err := FootprintOf(c.a, req, Params{}); err != nil {
 					b.Fatal(err)
 				}
 			}

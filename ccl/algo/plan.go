@@ -16,8 +16,8 @@ type Planned struct {
 
 // Plan decomposes op of bytes on every group of the given kind of layout l: the groups of one
 // kind run the same collective at the same time (every rank executes the same workload).
-// totalGPUs numbers the NVSwitch endpoints; chunks is as for Generate. A kind with no groups of
-// two or more ranks plans nothing.
+// totalGPUs numbers the NVSwitch endpoints; chunks is Params.Chunks (and the selector's
+// PXNVariant Params.PXN). A kind with no groups of two or more ranks plans nothing.
 func (s *Selector) Plan(l ccl.Layout, totalGPUs int, op ccl.Op, kind ccl.GroupKind, bytes int64, chunks int) ([]Planned, error) {
 	groups := l.Groups(kind)
 	out := make([]Planned, 0, len(groups))
@@ -31,7 +31,7 @@ func (s *Selector) Plan(l ccl.Layout, totalGPUs int, op ccl.Op, kind ccl.GroupKi
 		if err != nil {
 			return nil, err
 		}
-		d, err := Generate(c.Algorithm, req, chunks)
+		d, err := Generate(c.Algorithm, req, s.params(chunks))
 		if err != nil {
 			return nil, fmt.Errorf("%s %s on %s group %v: %w", c.Algorithm, op, kind, g[:min(len(g), 8)], err)
 		}

@@ -16,7 +16,9 @@ const (
 	// PolicySimCCL is SimAI's rule (get_algo_proto_info, ccl-facts.md §1.5): NVLS for an
 	// all-reduce on a TP group of at least 8 ranks of H100, H800 or H20 GPUs when NVLS is
 	// enabled (NVLS-Tree when the group spans servers), the ring for everything else, PXN rings
-	// when PXN is enabled and the group spans servers, direct pairs for all-to-all.
+	// when PXN is enabled, the group spans servers and the PXN variant relays the operation
+	// (SimCCL's: all-reduce and reduce-scatter), direct pairs for all-to-all (PXN pairs with
+	// the NCCL-like PXN).
 	PolicySimCCL Policy = "simccl"
 	// PolicyNCCL picks what NCCL 2.30's tuning model finds fastest for the operation, size,
 	// node count and GPU generation (ccl-facts.md §2.7), among the algorithms simd can build;
@@ -30,6 +32,8 @@ type Options struct {
 	GPUType string // H100, H800, A100, ... (the topology's or -g_type)
 	NVLS    bool   // AS_NVLS_ENABLE=1
 	PXN     bool   // AS_PXN_ENABLE=1
+	// PXNVariant is how PXN decomposes (Params.PXN): SimCCL's by default.
+	PXNVariant nccl.PXNVariant
 	// Force fixes the algorithm for a group kind, whatever the policy says.
 	Force map[ccl.GroupKind]Name
 }
@@ -91,6 +95,15 @@ type Selector struct {
 	opt Options
 }
 
+// params are the DAG parameters the selector's plans use.
+func (s *Selector) params(chunks int) Params { return Params{Chunks: chunks, PXN: s.opt.PXNVariant} }
+
+// pxn says whether PXN relays op on a group spanning servers.
+func (s *Selector) pxn(op ccl.Op, servers int) bool {
+	o := nccl.Options{PXN: s.opt.PXN, PXNVariant: s.opt.PXNVariant}
+	return servers > 1 && o.PXNApplies(op)
+}
+
 // NewSelector checks the options.
 func NewSelector(opt Options) (*Selector, error) {
 	if opt.Policy == "" {
@@ -98,6 +111,9 @@ func NewSelector(opt Options) (*Selector, error) {
 	}
 	if opt.Policy != PolicySimCCL && opt.Policy != PolicyNCCL {
 		return nil, fmt.Errorf("unknown selection policy %q; expected simccl or nccl", opt.Policy)
+	}
+	if opt.PXNVariant != nccl.PXNSimCCL && opt.PXNVariant != nccl.PXNNCCL {
+		return nil, fmt.Errorf("unknown %s", opt.PXNVariant)
 	}
 	return &Selector{opt: opt}, nil
 }
@@ -117,8 +133,8 @@ func (s *Selector) Choose(op ccl.Op, group ccl.GroupKind, req *ccl.Request) (Cho
 		return s.chooseNCCL(op, n, servers, req)
 	}
 	if op == ccl.OpAllToAll {
-		if s.opt.PXN && servers > 1 {
-			return Choice{Algorithm: PXN, Protocol: nccl.ProtoUndef, Reason: "all-to-all with PXN relays (AS_PXN_ENABLE)"}, nil
+		if s.pxn(op, servers) {
+			return Choice{Algorithm: PXN, Protocol: nccl.ProtoUndef, Reason: "all-to-all with PXN relays (AS_PXN_ENABLE, NCCL-like PXN)"}, nil
 		}
 		return Choice{Algorithm: Direct, Protocol: nccl.ProtoUndef, Reason: "all-to-all: every pair at once, as SimCCL"}, nil
 	}
@@ -128,8 +144,11 @@ func (s *Selector) Choose(op ccl.Op, group ccl.GroupKind, req *ccl.Request) (Cho
 	case nccl.AlgoNVLSTree:
 		return Choice{Algorithm: NVLSTree, Protocol: nccl.ProtoUndef, Reason: "TP all-reduce across servers with AS_NVLS_ENABLE: NVLS inside servers, a tree between them"}, nil
 	}
-	if s.opt.PXN && servers > 1 {
-		return Choice{Algorithm: PXN, Protocol: nccl.ProtoUndef, Reason: "ring with PXN relays (AS_PXN_ENABLE)"}, nil
+	if s.pxn(op, servers) {
+		return Choice{Algorithm: PXN, Protocol: nccl.ProtoUndef, Reason: fmt.Sprintf("ring with PXN relays (AS_PXN_ENABLE, %s PXN)", s.opt.PXNVariant)}, nil
+	}
+	if s.opt.PXN && servers > 1 && op == ccl.OpAllGather {
+		return Choice{Algorithm: Ring, Protocol: nccl.ProtoUndef, Reason: "SimCCL's ring: SimCCL v1.6 never runs PXN for all-gather"}, nil
 	}
 	return Choice{Algorithm: Ring, Protocol: nccl.ProtoUndef, Reason: "SimCCL's ring"}, nil
 }
@@ -139,7 +158,7 @@ func (s *Selector) Choose(op ccl.Op, group ccl.GroupKind, req *ccl.Request) (Cho
 func (s *Selector) chooseNCCL(op ccl.Op, n, servers int, req *ccl.Request) (Choice, error) {
 	if op == ccl.OpAllToAll {
 		a := Direct
-		if s.opt.PXN && servers > 1 {
+		if s.pxn(op, servers) {
 			a = PXN
 		}
 		return Choice{Algorithm: a, Protocol: nccl.ProtoSimple, Reason: "NCCL runs all-to-all as point-to-point sends"}, nil

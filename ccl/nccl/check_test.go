@@ -14,19 +14,31 @@ type generator struct {
 	build func(ccl.Request) (ccl.DAG, error)
 	// builds says whether the generator takes the group (else it must refuse it).
 	builds func(op ccl.Op, g *geometry) bool
+	// redundant says its all-reduce delivers finished chunks to ranks that hold them, which the
+	// check must allow.
+	redundant bool
+}
+
+// check is ccl.CheckWith with what the generator needs.
+func (g *generator) check(d ccl.DAG) error {
+	return ccl.CheckWith(d, ccl.CheckOptions{AllowRedundant: g.redundant && d.Collective().Op == ccl.OpAllReduce})
 }
 
 var allOps = []ccl.Op{ccl.OpAllReduce, ccl.OpReduceScatter, ccl.OpAllGather, ccl.OpAllToAll}
 
 var generators = []generator{
-	{"ring", allOps, func(r ccl.Request) (ccl.DAG, error) { return Ring(r, Options{}) }, nil},
+	{"ring", allOps, func(r ccl.Request) (ccl.DAG, error) { return Ring(r, Options{}) }, nil, false},
 	{"pxn", allOps, func(r ccl.Request) (ccl.DAG, error) { return Ring(r, Options{PXN: true}) },
-		func(op ccl.Op, g *geometry) bool { return op == ccl.OpAllToAll || g.nsrv == 1 || g.uniform() }},
-	{"tree", []ccl.Op{ccl.OpAllReduce}, func(r ccl.Request) (ccl.DAG, error) { return Tree(r, Options{Chunks: 2}) }, nil},
+		func(op ccl.Op, g *geometry) bool {
+			return op == ccl.OpAllGather || op == ccl.OpAllToAll || g.nsrv == 1 || g.uniform()
+		}, true},
+	{"pxn-nccl", allOps, func(r ccl.Request) (ccl.DAG, error) { return Ring(r, Options{PXN: true, PXNVariant: PXNNCCL}) },
+		func(op ccl.Op, g *geometry) bool { return op == ccl.OpAllToAll || g.nsrv == 1 || g.uniform() }, false},
+	{"tree", []ccl.Op{ccl.OpAllReduce}, func(r ccl.Request) (ccl.DAG, error) { return Tree(r, Options{Chunks: 2}) }, nil, false},
 	{"nvls", []ccl.Op{ccl.OpAllReduce}, func(r ccl.Request) (ccl.DAG, error) { return NVLS(r, Options{Chunks: 2}) },
-		func(_ ccl.Op, g *geometry) bool { return g.nsrv == 1 }},
+		func(_ ccl.Op, g *geometry) bool { return g.nsrv == 1 }, false},
 	{"nvlstree", []ccl.Op{ccl.OpAllReduce}, func(r ccl.Request) (ccl.DAG, error) { return NVLSTree(r, Options{Chunks: 2}) },
-		func(_ ccl.Op, g *geometry) bool { return g.nsrv >= 2 }},
+		func(_ ccl.Op, g *geometry) bool { return g.nsrv >= 2 }, false},
 }
 
 // groupsFor is the groups of n ranks with gps GPUs per server the property test runs: the
@@ -70,7 +82,7 @@ func TestCheckAll(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							if err := ccl.Check(d); err != nil {
+							if err := gen.check(d); err != nil {
 								t.Fatal(err)
 							}
 						})
@@ -108,6 +120,11 @@ func TestCheckOptions(t *testing.T) {
 		{"pxn 12 channels", func() (ccl.DAG, error) {
 			r := consecutive(ccl.OpAllReduce, 12, 4, 1<<20)
 			r.Channels = 12
+			return Ring(r, Options{PXN: true, PXNVariant: PXNNCCL})
+		}},
+		{"pxn reduce-scatter 12 channels", func() (ccl.DAG, error) {
+			r := consecutive(ccl.OpReduceScatter, 12, 4, 1<<20)
+			r.Channels = 12
 			return Ring(r, Options{PXN: true})
 		}},
 		{"ring of 0 bytes", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllGather, 6, 2, 0), Options{}) }},
@@ -121,6 +138,15 @@ func TestCheckOptions(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 		}
 	}
+	r := consecutive(ccl.OpAllReduce, 12, 4, 1<<20)
+	r.Channels = 12
+	d, err := Ring(r, Options{PXN: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ccl.CheckWith(d, ccl.CheckOptions{AllowRedundant: true}); err != nil {
+		t.Errorf("SimCCL's pxn 12 channels: %v", err)
+	}
 }
 
 // Deliberately broken variants of each generator's DAGs are rejected.
@@ -128,26 +154,41 @@ func TestCheckRejectsBroken(t *testing.T) {
 	cases := []struct {
 		name string
 		d    func() (ccl.DAG, error)
+		// redundant: the DAG delivers finished chunks to ranks that hold them (SimCCL's PXN
+		// all-reduce), which the check allows; the chunk duplicated is then one of the
+		// reduce-scatter phase (a finished one sent again would be allowed).
+		redundant bool
 	}{
-		{"ring", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllReduce, 12, 4, 12000), Options{}) }},
-		{"ring reduce-scatter", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpReduceScatter, 6, 2, 600), Options{}) }},
-		{"ring all-gather", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllGather, 6, 2, 600), Options{}) }},
-		{"pxn", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllReduce, 12, 4, 12000), Options{PXN: true}) }},
-		{"pxn all-gather", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllGather, 12, 4, 12000), Options{PXN: true}) }},
-		{"pxn all-to-all", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllToAll, 8, 4, 800), Options{PXN: true}) }},
-		{"all-to-all", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllToAll, 5, 4, 500), Options{}) }},
-		{"tree", func() (ccl.DAG, error) { return Tree(consecutive(ccl.OpAllReduce, 12, 4, 12000), Options{Chunks: 2}) }},
-		{"nvls", func() (ccl.DAG, error) { return NVLS(consecutive(ccl.OpAllReduce, 8, 8, 8000), Options{}) }},
+		{"ring", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllReduce, 12, 4, 12000), Options{}) }, false},
+		{"ring reduce-scatter", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpReduceScatter, 6, 2, 600), Options{}) }, false},
+		{"ring all-gather", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllGather, 6, 2, 600), Options{}) }, false},
+		{"pxn", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllReduce, 12, 4, 12000), Options{PXN: true}) }, true},
+		{"pxn reduce-scatter", func() (ccl.DAG, error) {
+			return Ring(consecutive(ccl.OpReduceScatter, 12, 4, 12000), Options{PXN: true})
+		}, false},
+		{"pxn-nccl", func() (ccl.DAG, error) {
+			return Ring(consecutive(ccl.OpAllReduce, 12, 4, 12000), Options{PXN: true, PXNVariant: PXNNCCL})
+		}, false},
+		{"pxn-nccl all-gather", func() (ccl.DAG, error) {
+			return Ring(consecutive(ccl.OpAllGather, 12, 4, 12000), Options{PXN: true, PXNVariant: PXNNCCL})
+		}, false},
+		{"pxn-nccl all-to-all", func() (ccl.DAG, error) {
+			return Ring(consecutive(ccl.OpAllToAll, 8, 4, 800), Options{PXN: true, PXNVariant: PXNNCCL})
+		}, false},
+		{"all-to-all", func() (ccl.DAG, error) { return Ring(consecutive(ccl.OpAllToAll, 5, 4, 500), Options{}) }, false},
+		{"tree", func() (ccl.DAG, error) { return Tree(consecutive(ccl.OpAllReduce, 12, 4, 12000), Options{Chunks: 2}) }, false},
+		{"nvls", func() (ccl.DAG, error) { return NVLS(consecutive(ccl.OpAllReduce, 8, 8, 8000), Options{}) }, false},
 		{"nvlstree", func() (ccl.DAG, error) {
 			return NVLSTree(consecutive(ccl.OpAllReduce, 12, 4, 12000), Options{Chunks: 2})
-		}},
+		}, false},
 	}
 	for _, c := range cases {
 		d, err := c.d()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ccl.Check(d); err != nil {
+		opt := ccl.CheckOptions{AllowRedundant: c.redundant}
+		if err := ccl.CheckWith(d, opt); err != nil {
 			t.Fatalf("%s: the original fails: %v", c.name, err)
 		}
 		nf := d.NumFlows()
@@ -158,7 +199,10 @@ func TestCheckRejectsBroken(t *testing.T) {
 				deep = i
 			}
 		}
-		mid := nf / 2
+		mid, dup := nf/2, nf/2
+		if c.redundant {
+			dup = nf / 4
+		}
 		variants := map[string]ccl.DAG{
 			"drop the last flow": rebuild(t, d, func(id int, _ *ccl.Flow, ps []ccl.FlowID) ([]ccl.FlowID, bool) {
 				return ps, id != nf-1
@@ -172,7 +216,7 @@ func TestCheckRejectsBroken(t *testing.T) {
 				for i, f := range fd.Flows {
 					b.Add(f, fd.Parents(ccl.FlowID(i), nil)...)
 				}
-				b.Add(fd.Flows[mid], fd.Parents(ccl.FlowID(mid), nil)...)
+				b.Add(fd.Flows[dup], fd.Parents(ccl.FlowID(dup), nil)...)
 				out, err := b.Build()
 				if err != nil {
 					t.Fatal(err)
@@ -205,7 +249,7 @@ func TestCheckRejectsBroken(t *testing.T) {
 			})
 		}
 		for name, v := range variants {
-			if err := ccl.Check(v); err == nil {
+			if err := ccl.CheckWith(v, opt); err == nil {
 				t.Errorf("%s, %s: accepted", c.name, name)
 			}
 		}

@@ -91,26 +91,36 @@ func allToAllStep(n, m int, S float64, c ccl.LinkCosts) float64 {
 	return t
 }
 
-// PXNTime is the time of the PXN ring (Ring with Options.PXN). A split step — every step of a
-// reduce-scatter phase and the first m−1 of a gather phase — is an NVLink hop carrying S/n per
-// GPU (the exit's relay hop shares the port with the m−1 ring hops) followed by the network hop
-// (S/(n·m)); a direct step is a plain crossing step; a dropped step only moves data inside the
-// servers. All-reduce: n−1+m−1 split, n−2m direct, m dropped steps; reduce-scatter: n−1 split;
-// all-gather: m−1 split, n−2m+1 direct, m−1 dropped. The all-to-all with PXN is two steps: the
-// NVLink relays with the direct flows, then the relayed network hops. A one-server group or one
-// member per server is the plain ring.
-func PXNTime(op ccl.Op, n, perServer int, bytes int64, c ccl.LinkCosts) (float64, error) {
+// PXNTime is the time of the PXN ring (Ring with Options.PXN and Options.PXNVariant v). A split
+// step is an NVLink hop carrying S/n per GPU (the exit's relay hop shares the port with the m−1
+// ring hops) followed by the network hop (S/(n·m)); a direct step is a plain crossing step; a
+// dropped step only moves data inside the servers. SimCCL's PXN splits every step of an
+// all-reduce (2(n−1)) or reduce-scatter (n−1) and runs all-gather and all-to-all as the plain
+// ring does. The NCCL-like PXN splits every reduce-scatter step and the first m−1 of a gather
+// phase: all-reduce n−1+m−1 split, n−2m direct, m dropped steps; reduce-scatter n−1 split;
+// all-gather m−1 split, n−2m+1 direct, m−1 dropped; its all-to-all is two steps: the NVLink
+// relays with the direct flows, then the relayed network hops. A one-server group or one member
+// per server is the plain ring.
+func PXNTime(op ccl.Op, n, perServer int, bytes int64, c ccl.LinkCosts, v PXNVariant) (float64, error) {
 	if err := checkShape(n, perServer, bytes); err != nil {
 		return 0, err
 	}
 	m := perServer
-	if n == m || m == 1 {
+	if opt := (Options{PXN: true, PXNVariant: v}); n == m || m == 1 || !opt.PXNApplies(op) {
 		return RingTime(op, n, perServer, bytes, c)
 	}
 	S, N := float64(bytes), n/m
 	per := S / float64(n)
 	red := float64(float64(n-1) / float64(n) * S * c.Intra.Gamma)
 	split := hop(c.Intra, per) + hop(c.Inter, per/float64(m))
+	if v == PXNSimCCL {
+		switch op {
+		case ccl.OpAllReduce:
+			return float64(float64(2*(n-1))*split) + red, nil
+		case ccl.OpReduceScatter:
+			return float64(float64(n-1)*split) + red, nil
+		}
+	}
 	direct := ringStep(n, m, S, c)
 	dropped := hop(c.Intra, per*float64(m-1)/float64(m))
 	f := func(x int) float64 { return float64(x) }

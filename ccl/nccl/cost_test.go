@@ -39,11 +39,15 @@ func TestCostsByHand(t *testing.T) {
 		{"ring 8/8", func() (float64, error) { return RingTime(ccl.OpAllReduce, 8, 8, 64*MiB, testCosts) }, 464.1886293333333e-6},
 		{"ring 8/8 all-gather", func() (float64, error) { return RingTime(ccl.OpAllGather, 8, 8, 64*MiB, testCosts) }, 7 * (1e-6 + 8*MiB/300e9)},
 		{"ring 8/8 reduce-scatter", func() (float64, error) { return RingTime(ccl.OpReduceScatter, 8, 8, 64*MiB, testCosts) }, 7*(1e-6+8*MiB/300e9) + 7.0/8*64*MiB*1e-12},
-		// 16 GPUs, 8 per server: 22 split steps (15 + 7) of (1 µs + 4 MiB/300 GB/s) + (5 µs +
-		// 512 KiB/50 GB/s) = 30.466773 µs, no direct step, 7 dropped steps of 1 µs + 3.5 MiB/
-		// 300 GB/s = 13.233387 µs, the last step (6 of 8 send) 1 µs + 3 MiB/300 GB/s =
-		// 11.48576 µs, and the reduction 62.91456 µs: 837.30304 µs.
-		{"pxn 16/8", func() (float64, error) { return PXNTime(ccl.OpAllReduce, 16, 8, 64*MiB, testCosts) }, 837.30304e-6},
+		// SimCCL's PXN, 16 GPUs, 8 per server: 30 split steps of (1 µs + 4 MiB/300 GB/s) +
+		// (5 µs + 512 KiB/50 GB/s) = 30.466773 µs, and the reduction 62.91456 µs: 976.91776 µs.
+		{"pxn 16/8", func() (float64, error) { return PXNTime(ccl.OpAllReduce, 16, 8, 64*MiB, testCosts, PXNSimCCL) }, 976.91776e-6},
+		// The NCCL-like PXN: 22 split steps (15 + 7), no direct step, 7 dropped steps of 1 µs +
+		// 3.5 MiB/300 GB/s = 13.233387 µs, the last step (6 of 8 send) 1 µs + 3 MiB/300 GB/s =
+		// 11.48576 µs, and the reduction: 837.30304 µs.
+		{"pxn nccl 16/8", func() (float64, error) { return PXNTime(ccl.OpAllReduce, 16, 8, 64*MiB, testCosts, PXNNCCL) }, 837.30304e-6},
+		// SimCCL's PXN all-gather is the plain ring's.
+		{"pxn all-gather 16/8", func() (float64, error) { return PXNTime(ccl.OpAllGather, 16, 8, 64*MiB, testCosts, PXNSimCCL) }, 15 * 15.48576e-6},
 		// All-to-all, 16 GPUs, 8 per server, 16 MiB: 1 MiB to each; NVLink 7 MiB, network
 		// 8 MiB: max(1 µs + 7 MiB/300 GB/s, 5 µs + 8 MiB/50 GB/s).
 		{"all-to-all 16/8", func() (float64, error) { return RingTime(ccl.OpAllToAll, 16, 8, 16*MiB, testCosts) }, 5e-6 + 8*MiB/50e9},
@@ -76,15 +80,18 @@ func TestCostsCountTheCriticalPath(t *testing.T) {
 	for _, s := range shapes {
 		for _, op := range []ccl.Op{ccl.OpAllReduce, ccl.OpReduceScatter, ccl.OpAllGather, ccl.OpAllToAll} {
 			req := consecutive(op, s.n, s.m, int64(s.n)*4096)
-			for _, pxn := range []bool{false, true} {
-				name := fmt.Sprintf("n=%d m=%d %s pxn=%v", s.n, s.m, op, pxn)
-				d, err := Ring(req, Options{PXN: pxn})
+			for _, opt := range []Options{{}, {PXN: true}, {PXN: true, PXNVariant: PXNNCCL}} {
+				pxn := opt.PXN
+				name := fmt.Sprintf("n=%d m=%d %s pxn=%v/%s", s.n, s.m, op, pxn, opt.PXNVariant)
+				d, err := Ring(req, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
 				f := RingTime
 				if pxn {
-					f = PXNTime
+					f = func(op ccl.Op, n, m int, bytes int64, c ccl.LinkCosts) (float64, error) {
+						return PXNTime(op, n, m, bytes, c, opt.PXNVariant)
+					}
 				}
 				want, err := f(op, s.n, s.m, req.Bytes, alphaOnly)
 				if err != nil {
@@ -180,7 +187,7 @@ func TestCostsShape(t *testing.T) {
 	for _, f := range []func() (float64, error){
 		func() (float64, error) { return RingTime(ccl.OpAllReduce, 12, 5, 1, testCosts) },
 		func() (float64, error) { return RingTime(ccl.OpAllReduce, 0, 1, 1, testCosts) },
-		func() (float64, error) { return PXNTime(ccl.OpAllReduce, 8, 4, -1, testCosts) },
+		func() (float64, error) { return PXNTime(ccl.OpAllReduce, 8, 4, -1, testCosts, PXNSimCCL) },
 		func() (float64, error) { return TreeTime(8, 4, 1, -1, testCosts) },
 		func() (float64, error) { return NVLSTreeTime(8, 8, 1, 0, testCosts) },
 		func() (float64, error) { return RingTime(ccl.OpNone, 8, 8, 1, testCosts) },

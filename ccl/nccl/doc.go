@@ -16,10 +16,33 @@
 //
 // PXN (Options.PXN, SimAI's AS_PXN_ENABLE=1; §1.4 and §2.5) keeps every ring hop that crosses
 // servers on one rail: a server's last GPU of the ring (its exit) sends over NVLink to the
-// server's first GPU of the ring (its entry, on the next server's entry's rail; KindPXNInit),
-// which sends over the network (KindPXN). For the all-to-all (the MSCCL fork's PXN) a pair on
-// different servers and rails goes through the sender's server-mate on the receiver's rail, on
-// the fork's channel (Δserver−1)·g + Δlocal.
+// server's first GPU of the ring (its entry, on the next server's entry's rail), which sends
+// over the network. Options.PXNVariant says how:
+//
+//   - PXNSimCCL (the default) is SimCCL v1.6's PXN, flow for flow: at every step of an
+//     all-reduce or reduce-scatter each exit sends its flow to its entry (KindRing, "RING") and
+//     the entry sends it on to the next server's entry (KindPXNInit, "PXN_INIT", at every
+//     all-reduce step and at step 0 of a reduce-scatter; KindRing after), waiting for it; the
+//     next entry's own flow of the next step waits for that network hop. The flows of a step
+//     are numbered in SimCCL's order: the members in group order, an exit's network hop right
+//     after its NVLink hop. In the gather phase of an all-reduce this relays chunks to entries
+//     that already hold them, sends next servers' entries chunks they have, and at the last
+//     step sends each exit a chunk it has (check with ccl.CheckOptions.AllowRedundant;
+//     Options.RedundantDeliveries says when). All-gather and
+//     all-to-all run without PXN, as in SimCCL, whose all-gather compares AS_PXN_ENABLE by
+//     pointer (so PXN never turns on) and whose all-to-all has no PXN.
+//   - PXNNCCL is an NCCL-like PXN: a rank is never sent what it already holds. The
+//     reduce-scatter phase is SimCCL's (the NVLink hop KindPXNInit, the network hop KindPXN);
+//     in a gather phase (all-gather, second half of an all-reduce) the first m−1 steps relay as
+//     above, then the entry, which has the chunk, sends it over the network itself, and in the
+//     last steps, when the next entry has it already, nothing crosses servers (in an all-reduce
+//     also one step earlier, and the exits get nothing at the last step: relaying in the
+//     reduce-scatter phase completes the chunk of each server's entry at the exit and entry of
+//     the server before). For the all-to-all (the MSCCL fork's PXN) a pair on different servers
+//     and rails goes through the sender's server-mate on the receiver's rail, on the fork's
+//     channel (Δserver−1)·g + Δlocal; only through a group member, other pairs go direct.
+//
+// Either PXN needs the same member count on every server of a group it relays.
 //
 // Tree (§2.2) is NCCL's double binary tree all-reduce: NCCL's binary tree over the servers
 // (children from the lowest set bit; the second tree the mirror for an even count and the shift
@@ -59,16 +82,8 @@
 //   - Groups with different member counts per server (SimAI never makes them) get C = the
 //     largest count, each server's list rotated modulo its own length; SimCCL's construction
 //     (offset Ranks[nlocal]−Ranks[0] between servers) agrees with simd's for every SimAI group.
-//   - PXN also runs for all-gather (SimAI's test of AS_PXN_ENABLE never matches there). It
-//     needs the same member count on every server. The reduce-scatter phase is SimCCL's; in a
-//     gather phase (all-gather, second half of an all-reduce) a rank is never sent what it
-//     already holds: the first m−1 steps relay as above, then the entry, which has the chunk,
-//     sends it over the network itself, and in the last steps, when the next entry has it
-//     already, nothing crosses servers (in an all-reduce also one step earlier, and the
-//     exits get nothing at the last step: relaying in the reduce-scatter phase completes the
-//     chunk of each server's entry at the exit and entry of the server before). SimCCL relays
-//     every step and delivers chunks twice.
-//   - PXN all-to-all relays only through a group member; other pairs go direct.
+//   - The NCCL-like PXN (Options.PXNVariant = PXNNCCL; the default is SimCCL's) differs as
+//     described above: no chunk sent to a rank that holds it, PXN for all-gather and all-to-all.
 //   - Tree is a real double binary tree (SimCCL's tree is dead code and falls back to the
 //     ring), with NCCL's trees rather than SimCCL's grouping-by-four and shift.
 //   - NVLS refuses a group on several servers (SimCCL silently builds no flows); SimCCLAlgorithm

@@ -10,7 +10,7 @@ import (
 // Ring builds SimCCL's ring decomposition of an all-reduce, reduce-scatter or all-gather
 // (ccl-facts.md §1.3–1.4), or, for an all-to-all, SimCCL's one-shot all-to-all (every ordered
 // pair one flow of Bytes/n on channel 0, no dependencies). With opt.PXN the server-crossing hops
-// are relayed (see the package documentation).
+// are relayed as opt.PXNVariant says (see the package documentation).
 //
 // The DAG is arithmetic: flows, parents and children are computed from the flow id, so a ring
 // over 1,024 GPUs (16.7 million flows) takes O(n) memory.
@@ -22,9 +22,9 @@ func Ring(req ccl.Request, opt Options) (ccl.DAG, error) {
 		return nil, fmt.Errorf("ring: %w", err)
 	}
 	if req.Op == ccl.OpAllToAll {
-		return allToAll(&req, opt.PXN)
+		return allToAll(&req, opt.PXNApplies(req.Op))
 	}
-	return newRing(&req, opt.PXN)
+	return newRing(&req, opt.PXNApplies(req.Op), opt.PXNVariant == PXNSimCCL)
 }
 
 // blockKind is what the flows of one step of one channel look like.
@@ -32,7 +32,7 @@ type blockKind uint8
 
 const (
 	blockPlain       blockKind = iota // every rank sends one flow to its ring successor
-	blockSplit                        // PXN: each server's exit sends to its server's entry over NVLink, which sends on over the network
+	blockSplit                        // PXN: each server's exit sends to its server's entry over NVLink, which sends on over the network (every step of SimCCL's PXN)
 	blockDirect                       // PXN: each server's entry already holds what its exit would send, and sends it itself
 	blockDropped                      // PXN: the next server's entry already holds it: nothing crosses servers
 	blockDroppedLast                  // PXN all-reduce, last step: as dropped, and each exit already holds what its predecessor would send it
@@ -43,9 +43,11 @@ const (
 // Channel c's ring visits the servers in order and, on server k, its members rotated left by c
 // (position off[k]+i holds member (c+i) mod m_k). Flow ids run channel by channel, step by step;
 // inside a step the first n slots belong to the senders in group order (the order in which
-// SimCCL creates them); in a PXN split step n more slots hold each server's network hop; in a
-// dropped step the exits, which send nothing, have no slot (in the last step of an all-reduce
-// neither have the GPUs before them).
+// SimCCL creates them). In a split step of SimCCL's PXN each server's network hop follows its
+// exit's NVLink hop, as SimCCL creates them (server k's m+1 slots start at k·(m+1)); in a split
+// step of the NCCL-like PXN the n slots are followed by each server's network hop, server by
+// server. In a dropped step the exits, which send nothing, have no slot (in the last step of
+// an all-reduce neither have the GPUs before them).
 type ringDAG struct {
 	coll      ccl.Collective
 	g         geometry
@@ -53,12 +55,13 @@ type ringDAG struct {
 	steps     int // steps per channel
 	rsSteps   int // steps of the reduce-scatter phase: n-1 for all-reduce and reduce-scatter, 0 for all-gather
 	pxn       bool
+	simccl    bool    // PXN as SimCCL: every step split, SimCCL's slot order and labels
 	m         int     // members per server (uniform when pxn is set)
 	stepStart []int64 // first slot of each step inside a channel
 	chanSize  int64   // flows per channel
 }
 
-func newRing(req *ccl.Request, pxn bool) (*ringDAG, error) {
+func newRing(req *ccl.Request, pxn, simccl bool) (*ringDAG, error) {
 	g := newGeometry(req)
 	n := g.n
 	C := req.Channels
@@ -75,6 +78,7 @@ func newRing(req *ccl.Request, pxn bool) (*ringDAG, error) {
 		d.steps, d.rsSteps = n-1, 0
 	}
 	d.pxn = pxn && g.nsrv >= 2 && g.maxM >= 2
+	d.simccl = d.pxn && simccl
 	if d.pxn && !g.uniform() {
 		return nil, fmt.Errorf("ring with PXN: the group has between %d and %d members per server; PXN needs the same number on every server", g.minM, g.maxM)
 	}
@@ -94,7 +98,7 @@ func (d *ringDAG) kind(s int) blockKind {
 	if !d.pxn {
 		return blockPlain
 	}
-	if s < d.rsSteps {
+	if s < d.rsSteps || d.simccl {
 		return blockSplit
 	}
 	// Gather phase, step t: the chunk a server's exit holds started on its own server while
@@ -195,6 +199,14 @@ func (d *ringDAG) base(c, s int) int64 { return int64(c)*d.chanSize + d.stepStar
 // hop, or in a direct step the network hop sent for it by its entry), or -1 if it has none.
 func (d *ringDAG) primary(c, s, gi int) int64 {
 	kind := d.kind(s)
+	if d.simccl {
+		k := int(d.g.srv[gi])
+		j := gi - int(d.g.off[k])
+		if j > d.exitLocal(c) {
+			j++
+		}
+		return d.base(c, s) + int64(k*(d.m+1)+j)
+	}
 	cnt, a, b := d.skipped(kind, c)
 	if cnt == 0 {
 		return d.base(c, s) + int64(gi)
@@ -214,7 +226,25 @@ func (d *ringDAG) primary(c, s, gi int) int64 {
 }
 
 // extra is the id of server k's network hop in a PXN split step.
-func (d *ringDAG) extra(c, s, k int) int64 { return d.base(c, s) + int64(d.g.n+k) }
+func (d *ringDAG) extra(c, s, k int) int64 {
+	if d.simccl {
+		return d.base(c, s) + int64(k*(d.m+1)+d.exitLocal(c)+1)
+	}
+	return d.base(c, s) + int64(d.g.n+k)
+}
+
+// exitLocal is the local index (among its server's members, ascending) of every server's exit
+// in channel c.
+func (d *ringDAG) exitLocal(c int) int { return mod(c-1, d.m) }
+
+// extraOf says whether a slot of a split step of channel c holds a server's network hop, and
+// whose.
+func (d *ringDAG) extraOf(c, slot int) (k int, ok bool) {
+	if d.simccl {
+		return slot / (d.m + 1), slot%(d.m+1) == d.exitLocal(c)+1
+	}
+	return slot - d.g.n, slot >= d.g.n
+}
 
 // decode splits a flow id into channel, step and slot.
 func (d *ringDAG) decode(id ccl.FlowID) (c, s, slot int) {
@@ -224,12 +254,23 @@ func (d *ringDAG) decode(id ccl.FlowID) (c, s, slot int) {
 		n := int64(d.g.n)
 		return c, int(r / n), int(r % n)
 	}
+	if d.simccl { // every step split: n+N slots each
+		sz := int64(d.g.n + d.g.nsrv)
+		return c, int(r / sz), int(r % sz)
+	}
 	s = sort.Search(d.steps, func(i int) bool { return d.stepStart[i+1] > r })
 	return c, s, int(r - d.stepStart[s])
 }
 
 // slotSender is the group index that owns a primary slot.
 func (d *ringDAG) slotSender(c, s, slot int) int {
+	if d.simccl {
+		k, j := slot/(d.m+1), slot%(d.m+1)
+		if j > d.exitLocal(c) {
+			j--
+		}
+		return int(d.g.off[k]) + j
+	}
 	cnt, a, b := d.skipped(d.kind(s), c)
 	if cnt == 0 {
 		return slot
@@ -259,12 +300,14 @@ func (d *ringDAG) describe(id ccl.FlowID) ringFlow {
 	c, s, slot := d.decode(id)
 	f := ringFlow{c: c, s: s, kind: ccl.KindRing}
 	kind := d.kind(s)
-	if kind == blockSplit && slot >= d.g.n {
-		k := slot - d.g.n
+	if k, ok := d.extraOf(c, slot); kind == blockSplit && ok {
 		f.server = k
 		f.src, f.recvPos = d.at(c, d.entry(k)), d.entry(d.next(k))
 		f.ownerPos = d.owner(s, d.exit(k))
 		f.kind = ccl.KindPXN
+		if d.simccl {
+			f.kind = d.simcclNetKind(s)
+		}
 		f.dst = d.at(c, f.recvPos)
 		return f
 	}
@@ -279,6 +322,9 @@ func (d *ringDAG) describe(id ccl.FlowID) ringFlow {
 	case kind == blockSplit:
 		f.src, f.recvPos = gi, d.entry(k)
 		f.kind, f.nvlinkHop = ccl.KindPXNInit, true
+		if d.simccl {
+			f.kind = ccl.KindRing
+		}
 	default: // direct
 		f.src, f.recvPos = d.at(c, d.entry(k)), d.entry(d.next(k))
 		f.kind = ccl.KindPXN
@@ -324,11 +370,20 @@ func (d *ringDAG) into(c, q, x int) int64 {
 	return d.primary(c, x-(d.g.n-d.m), d.at(c, d.exit(k)))
 }
 
+// simcclNetKind is SimCCL's label of the network hop an entry sends for its exit at step s:
+// "PXN_INIT" at every step of an all-reduce, at step 0 of a reduce-scatter, "RING" after.
+func (d *ringDAG) simcclNetKind(s int) ccl.FlowKind {
+	if d.coll.Op == ccl.OpAllReduce || s == 0 {
+		return ccl.KindPXNInit
+	}
+	return ccl.KindRing
+}
+
 func (d *ringDAG) parent(id ccl.FlowID) int64 {
 	c, s, slot := d.decode(id)
 	kind := d.kind(s)
-	if kind == blockSplit && slot >= d.g.n {
-		return d.primary(c, s, d.at(c, d.exit(slot-d.g.n)))
+	if k, ok := d.extraOf(c, slot); kind == blockSplit && ok {
+		return d.primary(c, s, d.at(c, d.exit(k)))
 	}
 	gi := d.slotSender(c, s, slot)
 	p := d.pos(c, gi)

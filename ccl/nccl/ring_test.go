@@ -9,7 +9,8 @@ import (
 	"simd/ccl"
 )
 
-// The arithmetic ring is the explicitly built one, flow for flow and edge for edge.
+// The arithmetic ring is the explicitly built one, flow for flow and edge for edge, without PXN
+// and with the NCCL-like PXN (SimCCL's PXN has its own reference, TestPXNIsSimCCLs).
 func TestRingMatchesExplicit(t *testing.T) {
 	var reqs []ccl.Request
 	for _, op := range []ccl.Op{ccl.OpAllReduce, ccl.OpReduceScatter, ccl.OpAllGather} {
@@ -27,7 +28,7 @@ func TestRingMatchesExplicit(t *testing.T) {
 	for _, req := range reqs {
 		for _, pxn := range []bool{false, true} {
 			name := fmt.Sprintf("%s/%v/gps%d/pxn=%v/ch%d", req.Op, req.Ranks, req.GPUsPerServer, pxn, req.Channels)
-			d, err := Ring(req, Options{PXN: pxn})
+			d, err := Ring(req, Options{PXN: pxn, PXNVariant: PXNNCCL})
 			if err != nil {
 				if pxn && newGeometryOf(req).nsrv > 1 && !newGeometryOf(req).uniform() {
 					continue // PXN refuses uneven groups
@@ -105,8 +106,8 @@ func TestRingFlowSizes(t *testing.T) {
 	}
 }
 
-// PXN: no ring flow crosses servers; each relay hop stays in its server and each network hop
-// joins two GPUs of the same rail (for SimAI's groups); the flow counts per phase.
+// The NCCL-like PXN: no ring flow crosses servers; each relay hop stays in its server and each
+// network hop joins two GPUs of the same rail (for SimAI's groups); the flow counts per phase.
 func TestPXNStructure(t *testing.T) {
 	for _, c := range []struct {
 		req ccl.Request
@@ -120,7 +121,7 @@ func TestPXNStructure(t *testing.T) {
 		req := c.req
 		g := newGeometry(&req)
 		n, N, m, C := g.n, g.nsrv, g.maxM, g.maxM
-		d, err := Ring(req, Options{PXN: true})
+		d, err := Ring(req, Options{PXN: true, PXNVariant: PXNNCCL})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,12 +174,13 @@ func TestPXNStructure(t *testing.T) {
 	}
 }
 
-// A PXN reduce-scatter is SimCCL's PXN decomposition (§1.4): every step each server's exit
-// sends its flow to its own entry over NVLink, and the entry sends it to the next server's entry,
-// waiting for that hop; the entry's own ring flow waits for that network hop.
+// The NCCL-like PXN reduce-scatter has the structure of SimCCL's PXN decomposition (§1.4; it
+// labels the hops its own way): every step each server's exit sends its flow to its own entry
+// over NVLink, and the entry sends it to the next server's entry, waiting for that hop; the
+// entry's own ring flow waits for that network hop.
 func TestPXNReduceScatterIsSimCCLs(t *testing.T) {
 	req := consecutive(ccl.OpReduceScatter, 16, 8, 16*8*64)
-	d, err := Ring(req, Options{PXN: true})
+	d, err := Ring(req, Options{PXN: true, PXNVariant: PXNNCCL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,9 +238,9 @@ func TestAllToAll(t *testing.T) {
 		t.Fatalf("%d distinct pairs", len(seen))
 	}
 
-	// PXN: cross-server, cross-rail pairs go through the sender's server-mate on the receiver's
-	// rail, on the MSCCL fork's channel.
-	p, err := Ring(req, Options{PXN: true})
+	// The NCCL-like PXN: cross-server, cross-rail pairs go through the sender's server-mate on
+	// the receiver's rail, on the MSCCL fork's channel.
+	p, err := Ring(req, Options{PXN: true, PXNVariant: PXNNCCL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +278,7 @@ func TestAllToAll(t *testing.T) {
 		t.Fatalf("%d direct, %d relayed", direct, relayed)
 	}
 	// Without a server-mate on the receiver's rail in the group, the pair goes direct.
-	q, err := Ring(explicitRanks(ccl.OpAllToAll, 4, 8, 400, 0, 1, 5, 6), Options{PXN: true})
+	q, err := Ring(explicitRanks(ccl.OpAllToAll, 4, 8, 400, 0, 1, 5, 6), Options{PXN: true, PXNVariant: PXNNCCL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,8 +299,10 @@ func TestRingRefuses(t *testing.T) {
 		opt Options
 	}{
 		{consecutive(ccl.OpNone, 4, 4, 10), Options{}},
-		{explicitRanks(ccl.OpAllReduce, 4, 8, 10, 3, 1), Options{}},                           // not ascending
-		{explicitRanks(ccl.OpAllReduce, 4, 8, 10, 1, 2, 9), Options{PXN: true}},               // uneven servers
+		{explicitRanks(ccl.OpAllReduce, 4, 8, 10, 3, 1), Options{}},             // not ascending
+		{explicitRanks(ccl.OpAllReduce, 4, 8, 10, 1, 2, 9), Options{PXN: true}}, // uneven servers
+		{explicitRanks(ccl.OpAllGather, 4, 8, 10, 1, 2, 9), Options{PXN: true, PXNVariant: PXNNCCL}},
+		{consecutive(ccl.OpAllReduce, 4, 4, 10), Options{PXN: true, PXNVariant: 7}},           // unknown variant
 		{consecutive(ccl.OpAllReduce, 4, 4, 10), Options{Chunks: -1}},                         // bad option
 		{ccl.Request{Op: ccl.OpAllReduce, Ranks: []int32{0, 1}, GPUsPerServer: 0}, Options{}}, // bad request
 	} {
@@ -311,8 +315,9 @@ func TestRingRefuses(t *testing.T) {
 // A 1,024-GPU ring all-reduce with 8 channels has 16.7 million flows and is built in O(n)
 // memory; its flows and edges agree with each other.
 func TestRingHuge(t *testing.T) {
-	for _, pxn := range []bool{false, true} {
-		d, err := Ring(consecutive(ccl.OpAllReduce, 1024, 8, 1<<30), Options{PXN: pxn})
+	for _, opt := range []Options{{}, {PXN: true}, {PXN: true, PXNVariant: PXNNCCL}} {
+		pxn := opt.PXN
+		d, err := Ring(consecutive(ccl.OpAllReduce, 1024, 8, 1<<30), opt)
 		if err != nil {
 			t.Fatal(err)
 		}

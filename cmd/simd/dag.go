@@ -12,6 +12,7 @@ import (
 
 	"simd/ccl"
 	"simd/ccl/algo"
+	"simd/ccl/nccl"
 )
 
 // simd dag decomposes one collective into its flow DAG with a chosen algorithm, prints its
@@ -26,6 +27,12 @@ type dagOptions struct {
 	// For -algo auto: what the selector looks at.
 	group, gpu, policy, force string
 	nvls, pxn                 bool
+	pxnVariant                pxnVariantFlag
+}
+
+// params are the DAG parameters the flags give.
+func (o *dagOptions) params() algo.Params {
+	return algo.Params{Chunks: o.chunks, PXN: nccl.PXNVariant(o.pxnVariant)}
 }
 
 func dagFlagSet(o *dagOptions) *flag.FlagSet {
@@ -37,6 +44,7 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	fs.StringVar(&o.gpu, "gpu", "H100", "with -algo auto: the GPU type")
 	fs.BoolVar(&o.nvls, "nvls", os.Getenv("AS_NVLS_ENABLE") == "1", "with -algo auto: NVLS enabled (default from AS_NVLS_ENABLE=1)")
 	fs.BoolVar(&o.pxn, "pxn", os.Getenv("AS_PXN_ENABLE") == "1", "with -algo auto: PXN enabled (default from AS_PXN_ENABLE=1)")
+	fs.Var(&o.pxnVariant, "pxn-variant", pxnVariantUsage+"; applies to -algo pxn and -algo auto")
 	fs.StringVar(&o.force, "force", "", "with -algo auto: algorithms forced per group kind, e.g. TP=nvls,DP=rhd")
 	fs.IntVar(&o.n, "n", 8, "ranks in the group (GPUs 0..N-1)")
 	fs.IntVar(&o.gps, "gps", 8, "GPUs per server")
@@ -125,7 +133,7 @@ func (o *dagOptions) run(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := algo.Generate(a, req, o.chunks)
+	d, err := algo.Generate(a, req, o.params())
 	if err != nil {
 		return badInputf("%s %s on %d ranks: %v", a, op, o.n, err)
 	}
@@ -145,7 +153,7 @@ func (o *dagOptions) run(w io.Writer) error {
 		Inter: ccl.AlphaBeta{Alpha: o.alpha * 1e-6, Beta: 1 / (o.bw * 1e9)},
 	}
 	if o.n%servers == 0 && o.n/servers <= o.gps {
-		if t, err := algo.Time(a, op, o.n, o.n/servers, bytes, o.chunks, fabric, costs); err == nil {
+		if t, err := algo.Time(a, op, o.n, o.n/servers, bytes, o.params(), fabric, costs); err == nil {
 			fmt.Fprintf(w, "closed form: %.3f us (NVLink %g GB/s, network %g GB/s, %g us per message, %s); algbw %.2f GB/s, busbw %.2f GB/s\n",
 				t*1e6, o.nvbw, o.bw, o.alpha, o.fabric, float64(bytes)/t/1e9, float64(bytes)/t/1e9*ccl.BusFactor(op, o.n))
 		} else {
@@ -153,10 +161,15 @@ func (o *dagOptions) run(w io.Writer) error {
 		}
 	}
 	if o.check {
-		if err := ccl.Check(d); err != nil {
+		opt := algo.CheckOptions(a, op, o.params())
+		if err := ccl.CheckWith(d, opt); err != nil {
 			return fmt.Errorf("check failed: %w", err)
 		}
-		fmt.Fprintln(w, "check: ok (every rank ends with what the collective promises; no flow is sent before its parents arrive; no byte is invented, lost or sent twice)")
+		if opt.AllowRedundant {
+			fmt.Fprintln(w, "check: ok (every rank ends with what the collective promises; no flow is sent before its parents arrive; no byte is invented or lost; as in SimCCL, some finished chunks are sent to ranks that already hold them)")
+		} else {
+			fmt.Fprintln(w, "check: ok (every rank ends with what the collective promises; no flow is sent before its parents arrive; no byte is invented, lost or sent twice)")
+		}
 	}
 	if o.out != "" {
 		if err := writeFileAtomic(o.out, func(f *os.File) error { return writeDAGCSV(f, d) }); err != nil {
@@ -180,7 +193,8 @@ func (o *dagOptions) choose(op ccl.Op, req *ccl.Request, w io.Writer) (algo.Name
 	if err != nil {
 		return "", badInputf("-force: %v", err)
 	}
-	sel, err := algo.NewSelector(algo.Options{Policy: algo.Policy(o.policy), GPUType: o.gpu, NVLS: o.nvls, PXN: o.pxn, Force: force})
+	sel, err := algo.NewSelector(algo.Options{Policy: algo.Policy(o.policy), GPUType: o.gpu, NVLS: o.nvls, PXN: o.pxn,
+		PXNVariant: nccl.PXNVariant(o.pxnVariant), Force: force})
 	if err != nil {
 		return "", badInputf("-policy: %v", err)
 	}

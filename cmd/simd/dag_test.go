@@ -50,6 +50,34 @@ func TestDAGMultiRingOnAMesh(t *testing.T) {
 	}
 }
 
+// -algo pxn is SimCCL's PXN by default: the 64 MiB all-reduce on 16 GPUs, 8 per server, relays
+// every step (8 channels × 30 steps × (16 + 2) flows, as SimAI's packet-level run has) and sends
+// some finished chunks to ranks that hold them; -pxn-variant nccl does not, and has 272 flows
+// fewer.
+func TestDAGPXN(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, dir, "dag", "-op", "allreduce", "-algo", "pxn", "-n", "16", "-gps", "8", "-size", "64MiB", "-check", "-o", "flows.csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "flows: 4320,") || !strings.Contains(out, "check: ok") || !strings.Contains(out, "already hold them") {
+		t.Errorf("SimCCL's PXN:\n%s", out)
+	}
+	// Channel 0, step 0: rank 7 (server 0's exit) sends to rank 0 (its entry) over NVLink, and
+	// rank 0 sends that on to rank 8 waiting for it; the ids follow SimCCL's order.
+	if want := "\n7,7,0,524288,,0,0,RING\n8,0,8,524288,7,0,0,PXN_INIT\n"; !strings.Contains(readFile(t, filepath.Join(dir, "flows.csv")), want) {
+		t.Errorf("flows.csv lacks %q", want)
+	}
+	code, out, errOut = runCLI(t, t.TempDir(), "dag", "-op", "allreduce", "-algo", "pxn", "-pxn-variant", "nccl", "-n", "16", "-gps", "8", "-size", "64MiB", "-check")
+	if code != 0 || !strings.Contains(out, "flows: 4048,") || !strings.Contains(out, "sent twice") {
+		t.Errorf("NCCL-like PXN: exit %d\n%s%s", code, out, errOut)
+	}
+	_, out, _ = runCLI(t, t.TempDir(), "dag", "-op", "allgather", "-algo", "auto", "-pxn", "-group", "DP", "-n", "16")
+	if !strings.Contains(out, "selected ring (SimCCL's ring: SimCCL v1.6 never runs PXN for all-gather)") {
+		t.Errorf("all-gather with PXN:\n%s", out)
+	}
+}
+
 // -algo auto: SimAI's rule gives NVLS for a TP all-reduce on 8 H100s only when NVLS is enabled.
 func TestDAGAuto(t *testing.T) {
 	_, out, _ := runCLI(t, t.TempDir(), "dag", "-algo", "auto", "-nvls", "-check")
@@ -78,6 +106,7 @@ func TestDAGErrors(t *testing.T) {
 		{"-algo", "auto", "-group", "XP"},
 		{"-algo", "auto", "-policy", "fastest"},
 		{"-algo", "auto", "-force", "TP=bruck"},
+		{"-algo", "pxn", "-pxn-variant", "msccl"},
 		{"-bogus"},
 	} {
 		code, _, errOut := runCLI(t, t.TempDir(), append([]string{"dag"}, args...)...)

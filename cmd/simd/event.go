@@ -18,6 +18,7 @@ import (
 
 	"simd/ccl"
 	"simd/ccl/algo"
+	"simd/ccl/nccl"
 	"simd/configs"
 	"simd/engine"
 	"simd/netmodel"
@@ -242,7 +243,8 @@ func (s *session) selector() (*algo.Selector, error) {
 	if err != nil {
 		return nil, badInputf("-force-algo: %v", err)
 	}
-	sel, err := algo.NewSelector(algo.Options{Policy: algo.Policy(s.o.algoPolicy), GPUType: s.cl.gpuType, NVLS: s.o.nvls, PXN: s.o.pxn, Force: force})
+	sel, err := algo.NewSelector(algo.Options{Policy: algo.Policy(s.o.algoPolicy), GPUType: s.cl.gpuType, NVLS: s.o.nvls, PXN: s.o.pxn,
+		PXNVariant: nccl.PXNVariant(s.o.pxnVariant), Force: force})
 	if err != nil {
 		return nil, badInputf("-algo-policy: %v", err)
 	}

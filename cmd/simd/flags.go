@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"simd/ccl/nccl"
 	"simd/workloads/moe"
 )
 
@@ -30,6 +31,7 @@ type options struct {
 	// Event mode.
 	flows      string
 	nvls, pxn  bool
+	pxnVariant pxnVariantFlag
 	algoPolicy string
 	forceAlgo  string
 	sendLatNs  int64
@@ -49,6 +51,22 @@ type options struct {
 
 	set map[string]bool // canonical names of the flags given explicitly
 }
+
+// pxnVariantFlag is -pxn-variant: simccl (the default) or nccl.
+type pxnVariantFlag nccl.PXNVariant
+
+func (f *pxnVariantFlag) String() string { return nccl.PXNVariant(*f).String() }
+func (f *pxnVariantFlag) Set(s string) error {
+	v, err := nccl.ParsePXNVariant(s)
+	if err != nil {
+		return err
+	}
+	*f = pxnVariantFlag(v)
+	return nil
+}
+
+// pxnVariantUsage is -pxn-variant's help, shared by simd and simd dag.
+const pxnVariantUsage = "how PXN decomposes collectives: simccl (SimAI v1.6's SimCCL, flow for flow: every server-crossing step of an all-reduce or reduce-scatter relayed through NVLink, also chunks the receivers already hold; all-gather and all-to-all without PXN) or nccl (NCCL-like: no rank sent what it holds; all-gather and all-to-all pairs relayed too)"
 
 // bytesFlag is a byte count flag ("16GiB", "512M", "4096"); 0 means unset.
 type bytesFlag int64
@@ -161,7 +179,8 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 		{"Event mode", []flagSpec{
 			{[]string{"flows"}, "FILE", "run a flow file (ns-3/HPCC format: a count, then \"src dst pg dport size start_s\" per flow) instead of a workload", "", str(&o.flows)},
 			{[]string{"nvls"}, "", "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", "from AS_NVLS_ENABLE", boolean(&o.nvls)},
-			{[]string{"pxn"}, "", "PXN relays for rings and all-to-alls across servers (SimAI's AS_PXN_ENABLE=1)", "from AS_PXN_ENABLE", boolean(&o.pxn)},
+			{[]string{"pxn"}, "", "PXN relays for rings (and, with -pxn-variant nccl, all-to-alls) across servers (SimAI's AS_PXN_ENABLE=1)", "from AS_PXN_ENABLE", boolean(&o.pxn)},
+			{[]string{"pxn-variant"}, "VARIANT", pxnVariantUsage, "simccl", val(&o.pxnVariant)},
 			{[]string{"algo-policy"}, "POLICY", "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", "simccl", str(&o.algoPolicy)},
 			{[]string{"force-algo"}, "LIST", "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", "", str(&o.forceAlgo)},
 			{[]string{"send-lat"}, "NS", "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", "SimAI's per-algorithm table, in ns", func(n, u string) { fs.Int64Var(&o.sendLatNs, n, -1, u) }},
