@@ -18,6 +18,16 @@ const (
 	CCModeHPCCPINT = 10
 )
 
+// CCOn reports whether c's CC_MODE asks for rate control: whether CCConfig gives a network
+// with congestion control (or an error), without computing it.
+func CCOn(c *configs.SimAIConf) bool {
+	switch c.CCMode {
+	case CCModeDCQCN, CCModeHPCC, CCModeDCTCP, CCModeTIMELY, CCModeHPCCPINT:
+		return true
+	}
+	return false
+}
+
 // CCConfig turns a SimAI.conf into the congestion-controlled network's configuration over fab.
 // on is false when CC_MODE asks for no rate control (0, or any value ns-3 does not know): the
 // event mode then uses the ideal max-min model. seed picks marked packets' flows. TIMELY and

@@ -89,8 +89,9 @@ type Simulator struct {
 	// lines deliver them (the release event's Arg is the queue), so the records are read in
 	// the order they were written.
 	released    []releaseQueue
-	releasedIdx map[engine.Time]int32 // queue per delay, once there are too many to scan
 	lastRelease int32
+	slab        []releasedFlow // released flows whose delay has no queue (maxReleaseQueues)
+	slabFree    []int32
 
 	// pairs holds, per (src, dst) node pair, the next source port and, for pairs with a single
 	// path (inside a server, on one rail: their route does not depend on the ports), the path.
@@ -146,6 +147,9 @@ type pairState struct {
 	off, n int32  // the path in pathArena; n < 0: several equal-cost paths, route every flow
 	delay  engine.Time
 	known  bool // the path count has been looked up
+	// The route of the pair's ACKs (from dst back to src), likewise.
+	ackKnown     bool
+	ackOff, ackN int32
 }
 
 // releasedFlow is what starting a released flow needs, 24 bytes: the DAG describes the rest.
@@ -183,35 +187,38 @@ func (q *releaseQueue) pop() releasedFlow {
 	return r
 }
 
-// scanQueues is the number of release queues searched linearly before a map takes over.
-const scanQueues = 16
+// maxReleaseQueues bounds the release queues: the delays from release to start are a few
+// recurring values in most runs (a parent's path and the send latency), but with packets and
+// queues every flow's done time differs, and one queue per distinct delay would grow without
+// end. A release whose delay has no queue takes an empty queue (its old delay has nothing
+// pending, so no order is broken) or, when all are busy, a slot of the slab, scheduled on the
+// engine's heap.
+const maxReleaseQueues = 16
 
-// releaseQueueFor returns the index of the release queue for delay d, creating it.
+// releaseQueueFor returns the index of the release queue for delay d, creating or reusing one,
+// or -1 when every queue holds flows of other delays.
 func (m *Simulator) releaseQueueFor(d engine.Time) int32 {
 	if k := m.lastRelease; int(k) < len(m.released) && m.released[k].d == d {
 		return k
 	}
-	k := int32(-1)
-	if len(m.released) <= scanQueues {
-		for i := range m.released {
-			if m.released[i].d == d {
-				k = int32(i)
-				break
-			}
+	free := int32(-1)
+	for i := range m.released {
+		if q := &m.released[i]; q.d == d {
+			m.lastRelease = int32(i)
+			return int32(i)
+		} else if q.n == 0 && free < 0 {
+			free = int32(i)
 		}
-	} else if i, ok := m.releasedIdx[d]; ok {
-		k = i
 	}
-	if k < 0 {
-		k = int32(len(m.released))
-		m.released = append(m.released, releaseQueue{d: d})
-		if m.releasedIdx == nil {
-			m.releasedIdx = map[engine.Time]int32{}
-		}
-		m.releasedIdx[d] = k
+	if free < 0 && len(m.released) < maxReleaseQueues {
+		free = int32(len(m.released))
+		m.released = append(m.released, releaseQueue{})
 	}
-	m.lastRelease = k
-	return k
+	if free >= 0 {
+		m.released[free].d = d
+		m.lastRelease = free
+	}
+	return free
 }
 
 type inflightFlow struct {
@@ -362,14 +369,30 @@ func (m *Simulator) release(id RunID, f ccl.FlowID, at engine.Time) {
 	// The delay from now is the flow's parent's path delay plus the send latency: a few
 	// distinct values, which the scheduler's delay lines handle without its heap.
 	d := at + lat - m.s.Now()
-	k := m.releaseQueueFor(d)
-	m.released[k].push(releasedFlow{run: id, id: f, src: fl.Src, dst: fl.Dst, bytes: fl.Bytes})
-	m.s.AfterFixed(d, m.hid, releaseTarget, int64(k))
+	rel := releasedFlow{run: id, id: f, src: fl.Src, dst: fl.Dst, bytes: fl.Bytes}
+	if k := m.releaseQueueFor(d); k >= 0 {
+		m.released[k].push(rel)
+		m.s.AfterFixed(d, m.hid, releaseTarget, int64(k))
+		return
+	}
+	var k int
+	if n := len(m.slabFree); n > 0 {
+		k = int(m.slabFree[n-1])
+		m.slabFree = m.slabFree[:n-1]
+		m.slab[k] = rel
+	} else {
+		k = len(m.slab)
+		m.slab = append(m.slab, rel)
+	}
+	m.s.At(at+lat, m.hid, slabTarget, int64(k))
 }
 
-// releaseTarget marks release events (their Arg is a queue of Simulator.released); raw flows'
-// events carry rawRun.
-const releaseTarget int32 = 0
+// releaseTarget marks release events whose Arg is a queue of Simulator.released, slabTarget
+// those whose Arg is a slot of Simulator.slab; raw flows' events carry rawRun.
+const (
+	releaseTarget int32 = 0
+	slabTarget    int32 = 1
+)
 
 func (m *Simulator) server(c *ccl.Collective, endpoint int32) int {
 	if int(endpoint) >= c.TotalGPUs {
@@ -387,7 +410,13 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		}
 		return
 	}
-	rel := m.released[ev.Arg].pop()
+	var rel releasedFlow
+	if ev.Target == slabTarget {
+		rel = m.slab[ev.Arg]
+		m.slabFree = append(m.slabFree, int32(ev.Arg))
+	} else {
+		rel = m.released[ev.Arg].pop()
+	}
 	src, err := m.fab.Node(rel.src)
 	if err == nil {
 		var dst int32
@@ -425,15 +454,13 @@ func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int
 	ps := m.pairs.get(src, dst)
 	sport := route.QPSport(int(ps.qps))
 	ps.qps++
-	path, delay, err := m.route(ps, &m.pathBuf, src, dst, sport, dport)
+	path, delay, err := m.route(ps, src, dst, sport, dport)
 	if err != nil {
 		return err
 	}
 	var ack []int32
-	if m.tr.AtAck || m.ccnet != nil && m.tr.Payload > 0 {
-		// The reverse pair's cache holds its path when it has a single one (the ACK's ports
-		// cannot change it); path stays valid: the arena only grows and pathBuf is not reused.
-		if ack, _, err = m.route(m.pairs.get(dst, src), &m.ackBuf, dst, src, dport, sport); err != nil {
+	if m.needAcks() {
+		if ack, err = m.ackRoute(ps, src, dst, sport, dport); err != nil {
 			return err
 		}
 	}
@@ -476,17 +503,43 @@ func ceilSeconds(s float64) engine.Time {
 	return engine.Time(math.Ceil(s * 1e12))
 }
 
+// needAcks reports whether flows need their ACKs' route: to add its time to the done time
+// (ACK completion), or for the congestion-controlled model's round trips.
+func (m *Simulator) needAcks() bool { return m.tr.AtAck || m.ccnet != nil && m.tr.Payload > 0 }
+
+// ackRoute is the route of the ACKs of a flow from src to dst with ports sport and dport (ps is
+// the pair's state): cached in ps when the way back has a single path, routed into ackBuf
+// otherwise. path stays valid: the arena only grows and pathBuf is not used.
+func (m *Simulator) ackRoute(ps *pairState, src, dst int32, sport, dport uint16) ([]int32, error) {
+	if ps.ackKnown && ps.ackN >= 0 {
+		return m.pathArena[ps.ackOff : ps.ackOff+ps.ackN], nil
+	}
+	path, err := m.fab.Router.Route(m.ackBuf, dst, src, dport, sport)
+	if err != nil {
+		return nil, err
+	}
+	m.ackBuf = path
+	if !ps.ackKnown {
+		ps.ackKnown, ps.ackN = true, -1
+		if c, err := m.fab.Router.CountPaths(dst, src); err == nil && c == 1 {
+			ps.ackOff, ps.ackN = int32(len(m.pathArena)), int32(len(path))
+			m.pathArena = append(m.pathArena, path...)
+		}
+	}
+	return path, nil
+}
+
 // route is the path and propagation delay of a flow: cached for pairs with a single path,
-// routed hop by hop with the flow's ports into *buf otherwise.
-func (m *Simulator) route(ps *pairState, buf *[]int32, src, dst int32, sport, dport uint16) ([]int32, engine.Time, error) {
+// routed hop by hop with the flow's ports into pathBuf otherwise.
+func (m *Simulator) route(ps *pairState, src, dst int32, sport, dport uint16) ([]int32, engine.Time, error) {
 	if ps.known && ps.n >= 0 {
 		return m.pathArena[ps.off : ps.off+ps.n], ps.delay, nil
 	}
-	path, err := m.fab.Router.Route(*buf, src, dst, sport, dport)
+	path, err := m.fab.Router.Route(m.pathBuf, src, dst, sport, dport)
 	if err != nil {
 		return nil, 0, err
 	}
-	*buf = path
+	m.pathBuf = path
 	delay := m.fab.Graph.Stats(path).Delay
 	if !ps.known {
 		ps.known, ps.n = true, -1
@@ -644,10 +697,11 @@ func (m *Simulator) linkDown(a, b int32) {
 	ids = slices.Compact(ids)
 	for _, f := range ids {
 		in := &m.inflight[f]
-		path, delay, err := m.route(m.pairs.get(in.src, in.dst), &m.pathBuf, in.src, in.dst, in.sport, in.dport)
+		ps := m.pairs.get(in.src, in.dst)
+		path, delay, err := m.route(ps, in.src, in.dst, in.sport, in.dport)
 		var ack []int32
-		if err == nil && (m.tr.AtAck || m.ccnet != nil && m.tr.Payload > 0) {
-			ack, _, err = m.route(m.pairs.get(in.dst, in.src), &m.ackBuf, in.dst, in.src, in.dport, in.sport)
+		if err == nil && m.needAcks() {
+			ack, err = m.ackRoute(ps, in.src, in.dst, in.sport, in.dport)
 		}
 		if err != nil {
 			m.fail(m.describe(f), err)
@@ -667,6 +721,7 @@ func (m *Simulator) forgetPaths() {
 	for _, list := range m.pairs.bySrc {
 		for i := range list {
 			list[i].st.known, list[i].st.n = false, 0
+			list[i].st.ackKnown, list[i].st.ackN = false, 0
 		}
 	}
 	m.pathArena = m.pathArena[:0]

@@ -304,7 +304,7 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, ccOn, _ := netmodel.CCConfig(&s.conf, fab, s.o.seed) // errors are reported by newSimulator
+	ccOn := netmodel.CCOn(&s.conf) // errors are reported by newSimulator
 	est, err := s.estimateMemory(sel, s.cl.topology.NumLinks(), fab.TotalGPUs(), ccOn)
 	if err != nil {
 		return nil, badInput(err)
@@ -701,6 +701,7 @@ func runEvent(s *session) error {
 		st := n.Stats()
 		s.log.Info("congestion control", zap.Uint64("marks", st.Marks), zap.Uint64("cnps", st.CNPs), zap.Uint64("rate_changes", st.RateChanges),
 			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks),
+			zap.Uint64("port_shares", st.Shares), zap.Uint64("demands", st.Demands), zap.Uint64("window_targets", st.WindowTargets),
 			zap.Uint64("events", st.Events))
 	}
 	if r.stopped != nil {

@@ -2,6 +2,7 @@ package ccfluid
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -83,6 +84,9 @@ type Stats struct {
 	RateChanges            uint64 // sender rate changes from congestion control
 	Pauses, Resumes        uint64 // PFC frames
 	SwitchChecks           uint64 // PFC checks that computed every ingress occupancy of a switch
+	Shares                 uint64 // times a port shared its capacity among its flows
+	Demands                uint64 // flows' demands evaluated by those shares
+	WindowTargets          uint64 // queues that reached the level their windowed flows settle them at
 	Events                 uint64
 }
 
@@ -99,6 +103,7 @@ const (
 	evPause // Arg>>8: 1 pause, 0 resume
 	evRound // the end of a DCTCP or HPCC round of a flow
 	evInstant
+	evWindow // a queue reached the level its windowed flows settle it at (window.go)
 )
 
 const (
@@ -123,11 +128,17 @@ type flow struct {
 	// trip of a full packet and its ACK through empty queues, seconds (the window's clock).
 	sf, ackDelay engine.Time // sf: Transport.Tail, set when the flow is sent
 	rtt0         float64
+	lim          float64 // at the last share of its port: the most the port could give it, bits/s
+	slack        float64 // at its last demand: how much longer its round trip could be before its window held it back, seconds (≤ 0: it does)
+	rtt          float64 // its round trip at its last demand, seconds
+	dem          float64 // its last demand (rounds.go), bits/s
+	stale        bool    // dem must be computed again: its rate or its round trip moved
 	start        engine.Time
 	rem          float64 // bytes left to inject, at time at
 	at           engine.Time
 	inj          float64 // bits/s the NIC injects now
 	cinj         float64 // the injection the links' arrival sums hold for this flow
+	cack         float64 // the ACK stream the links of its ACK route hold for it
 	extent       int32   // hops [0, extent) hold cinj in their arrivals
 	gen          uint32
 	state        uint8
@@ -176,7 +187,13 @@ type link struct {
 	ecn      cc.ECNMarker
 	hasECN   bool
 	on       []entry
-	src      []int32 // flows whose first link this is (the NIC's queue pairs)
+	ackOn    []entry // windowed flows whose ACKs cross it (hop: the ACK hop's index in the arena chunk)
+	ackArr   float64 // the part of arr that is ACKs, bits/s
+	rho      float64 // its sending share when the flows of ackOn last re-evaluated their windows
+	winT     engine.Timer
+	wsol     windowSolution // its last window target (window.go)
+	qSeen    float64        // its backlog when it was last re-armed (window.go)
+	src      []int32        // flows whose first link this is (the NIC's queue pairs)
 	mk       []marker
 	mhead    int
 	emptyT   engine.Timer
@@ -228,8 +245,12 @@ type Network struct {
 	dirtySw    []int32
 	pending    bool
 	fill       []fillItem
-	ifidx      []int32   // per directed link: ns-3 device index at its sending node, 0 unknown
-	rates      []float64 // scratch: the rates of a path's links (Transport.Tail)
+	ifidx      []int32           // per directed link: ns-3 device index at its sending node, 0 unknown
+	rates      []float64         // scratch: the rates of a path's links (Transport.Tail)
+	kin        []linkKin         // per directed link: what times() reads, kept apart from the link's state
+	dcqcnOf    []*cc.DCQCNConfig // per directed link: the DCQCN configuration of flows starting on it
+	wterms     []wterm           // scratch: windowTarget's flows
+	ackShare   float64           // ACK bytes per data byte on the wire: Transport Ack/Full
 
 	stats Stats
 
@@ -253,15 +274,20 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), dcqcn: map[float64]*cc.DCQCNConfig{}}
 	nl := g.NumDirLinks()
 	n.links = make([]link, nl)
+	n.kin = make([]linkKin, nl)
 	for l := range n.links {
 		k := &n.links[l]
 		k.capa, k.delay = g.Rate(int32(l)), g.Delay(int32(l))
+		n.kin[l] = linkKin{inv: 1 / k.capa, delay: k.delay}
 		k.outSw, k.inSw = -1, -1
 		if cfg.ECN != nil && g.Kind(g.From(int32(l))) == topo.Switch {
 			k.ecn, k.hasECN = cfg.ECN(k.capa)
 		}
 	}
 	n.mode = cfg.Mode
+	if tr := cfg.Transport; tr.Payload > 0 {
+		n.ackShare = float64(tr.Ack) / float64(tr.Full())
+	}
 	if n.mode == 0 {
 		n.mode = ModeDCQCN
 	}
@@ -289,6 +315,12 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 		}
 		if err != nil {
 			return nil, err
+		}
+	}
+	if n.mode == ModeDCQCN {
+		n.dcqcnOf = make([]*cc.DCQCNConfig, nl)
+		for l := range n.dcqcnOf {
+			n.dcqcnOf[l] = n.dcqcn[n.links[l].capa]
 		}
 	}
 	if cfg.PFC {
@@ -343,7 +375,7 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	now := n.s.Now()
 	f.tag, f.bytes, f.hops, f.start = tag, bytes, h, now
 	f.wire = n.cfg.Transport.Wire(bytes)
-	f.rem, f.at, f.inj, f.cinj, f.extent = float64(f.wire), now, 0, 0, 0
+	f.rem, f.at, f.inj, f.cinj, f.extent, f.cack = float64(f.wire), now, 0, 0, 0, 0
 	f.gen++
 	f.state = stateSending
 	f.sendT, f.ccT = engine.Timer{}, engine.Timer{}
@@ -359,6 +391,11 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 		lk.on = append(lk.on, entry{id, int32(k)})
 	}
 	n.times(f)
+	f.lim, f.slack, f.rtt = math.Inf(1), math.Inf(1), 0
+	f.dem, f.stale = 0, true
+	if n.windowed() {
+		n.joinAckLinks(id)
+	}
 	n.stats.Started++
 	if n.mon != nil {
 		n.mon.wake()
@@ -375,7 +412,7 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	f.marks, f.roundB, f.roundT = 0, 0, engine.Timer{}
 	switch n.mode {
 	case ModeDCQCN:
-		f.rp = cc.NewDCQCN(n.dcqcn[f.line], now)
+		f.rp = cc.NewDCQCN(n.dcqcnOf[first], now)
 	case ModeDCTCP:
 		for int(id) >= len(n.dctcpRP) {
 			n.dctcpRP = append(n.dctcpRP, cc.DCTCP{})
@@ -405,16 +442,14 @@ func (n *Network) times(f *flow) {
 	tr := &n.cfg.Transport
 	f.delay, f.sf, f.ackDelay = 0, 0, 0
 	var inv, ackInv float64
-	for k := range f.hops {
-		lk := &n.links[n.arena[f.off+k]]
-		f.delay += lk.delay
-		inv += 1 / lk.capa
+	for _, l := range n.arena[f.off : f.off+f.hops] {
+		f.delay += n.kin[l].delay
+		inv += n.kin[l].inv
 	}
 	var ackProp engine.Time
-	for k := range f.ack {
-		lk := &n.links[n.arena[f.off+f.hops+k]]
-		ackProp += lk.delay
-		ackInv += 1 / lk.capa
+	for _, l := range n.arena[f.off+f.hops : f.off+f.hops+f.ack] {
+		ackProp += n.kin[l].delay
+		ackInv += n.kin[l].inv
 	}
 	if tr.Payload <= 0 {
 		f.rtt0 = 2 * secs(f.delay)
@@ -425,6 +460,12 @@ func (n *Network) times(f *flow) {
 		ackProp = f.delay // no route given: the ACK comes back as the data went
 	}
 	f.rtt0 = secs(f.delay+ackProp) + float64(float64(tr.Full()*8)*inv) + float64(float64(tr.Ack*8)*ackInv)
+}
+
+// linkKin is what a flow's times need of a directed link: 1/rate (seconds per bit) and delay.
+type linkKin struct {
+	inv   float64
+	delay engine.Time
 }
 
 // extentOf is the number of hops the flow's injection reaches: up to and including the first
@@ -443,6 +484,14 @@ func (n *Network) wake() {
 		n.pending = true
 		n.s.AtInstantEnd(n.h, 0, evInstant)
 	}
+}
+
+// flowStale asks flow id's port to share again with the flow's demand computed anew (its rate
+// or its round trip moved); the others' demands stand.
+func (n *Network) flowStale(id int32) {
+	f := &n.flows[id]
+	f.stale = true
+	n.nicDirty(n.arena[f.off])
 }
 
 func (n *Network) nicDirty(l int32) {
@@ -509,8 +558,8 @@ func (n *Network) setArrival(l int32, d float64, now engine.Time) {
 	lk.arr += d
 	if lk.arr < 1e-6*lk.capa {
 		lk.arr = max(lk.arr, 0)
-		if len(lk.on) == 0 {
-			lk.arr = 0
+		if len(lk.on) == 0 && lk.ackArr < 1e-6*lk.capa {
+			lk.arr, lk.ackArr = 0, 0
 		}
 	}
 	n.linkDirty(l)
@@ -544,6 +593,18 @@ func (n *Network) applyFlow(id int32, now engine.Time) {
 		}
 	}
 	f.extent, f.cinj = ext, inj
+	if f.ack > 0 && n.ackShare > 0 {
+		// Its receiver answers every packet: an ACK stream of Ack/Full of what it delivers,
+		// on the ACK route (ACKs queue with data in switches, ahead of it in the NIC).
+		a := float64(inj * n.ackShare)
+		if d := a - f.cack; d != 0 {
+			for _, l := range n.arena[f.off+f.hops : f.off+f.hops+f.ack] {
+				n.links[l].ackArr += d
+				n.setArrival(l, d, now)
+			}
+			f.cack = a
+		}
+	}
 }
 
 // feed changes by d the arrivals that egress link l of a PFC switch receives from the
@@ -609,17 +670,27 @@ type fillItem struct {
 // serves them round-robin, i.e. max-min fair with their rates as caps (ns-3's NIC schedules
 // its queue pairs in turn, each paced at its own rate).
 func (n *Network) shareNIC(l int32, now engine.Time) {
+	n.stats.Shares++
+	n.stats.Demands += uint64(len(n.links[l].src))
 	lk := &n.links[l]
 	c := n.capOf(l)
+	if c > 0 {
+		c = max(c-lk.ackArr, 0) // the NIC sends its ACKs first
+	}
 	n.fill = n.fill[:0]
 	total := 0.0
 	for _, id := range lk.src {
-		d := n.demand(id, now)
+		d := n.flows[id].dem
+		if n.flows[id].stale || !n.windowed() {
+			d = n.demand(id, now)
+		}
 		n.fill = append(n.fill, fillItem{d, id})
 		total += d
 	}
 	if total <= c {
 		for _, it := range n.fill {
+			// What the port could give it if the others kept theirs.
+			n.flows[it.f].lim = float64(c - total + it.demand)
 			n.setInjection(it.f, it.demand, now)
 		}
 		return
@@ -634,7 +705,17 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 		return int(a.f - b.f)
 	})
 	left, k := c, len(n.fill)
+	level := 0.0
 	for i, it := range n.fill {
+		if share := left / float64(k-i); it.demand > share {
+			level = share
+			break
+		}
+		left -= it.demand
+	}
+	left = c
+	for i, it := range n.fill {
+		n.flows[it.f].lim = level
 		share := left / float64(k-i)
 		if it.demand <= share {
 			n.setInjection(it.f, it.demand, now)
@@ -642,6 +723,7 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 			continue
 		}
 		for _, rest := range n.fill[i:] {
+			n.flows[rest.f].lim = level
 			n.setInjection(rest.f, share, now)
 		}
 		return
@@ -654,18 +736,28 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 func (n *Network) instantEnd() {
 	now := n.s.Now()
 	n.pending = false
-	for i := 0; i < len(n.dirtyNIC); i++ {
-		l := n.dirtyNIC[i]
+	// With windows, a link re-armed may send the ports of the flows whose ACKs cross it
+	// sharing again (window.go): a few rounds reach the instant's fixed point.
+	for round := 0; round < winRounds && (len(n.dirtyNIC) > 0 || len(n.dirtyLinks) > 0); round++ {
+		for i := 0; i < len(n.dirtyNIC); i++ {
+			l := n.dirtyNIC[i]
+			n.links[l].nicDir = false
+			n.shareNIC(l, now)
+		}
+		n.dirtyNIC = n.dirtyNIC[:0]
+		for i := 0; i < len(n.dirtyLinks); i++ {
+			l := n.dirtyLinks[i]
+			n.links[l].dirty = false
+			n.armLink(l, now)
+		}
+		n.dirtyLinks = n.dirtyLinks[:0]
+	}
+	// What the last round left: the ports are shared once more, at the next instant with
+	// changes (the flags stay set, so nothing is lost).
+	for _, l := range n.dirtyNIC {
 		n.links[l].nicDir = false
-		n.shareNIC(l, now)
 	}
 	n.dirtyNIC = n.dirtyNIC[:0]
-	for i := 0; i < len(n.dirtyLinks); i++ {
-		l := n.dirtyLinks[i]
-		n.links[l].dirty = false
-		n.armLink(l, now)
-	}
-	n.dirtyLinks = n.dirtyLinks[:0]
 	for i := 0; i < len(n.dirtySw); i++ {
 		w := n.dirtySw[i]
 		n.sw[w].dirty = false
@@ -685,6 +777,11 @@ func (n *Network) armLink(l int32, now engine.Time) {
 	if lk.hasECN {
 		out, slope := rates(lk.qs.q, lk.arr, c)
 		n.setTimer(&lk.ecnT, markIn(&lk.ecn, lk.qs.q, slope, out, n.cfg.PacketBytes, 1-lk.qs.credit), l, evMark)
+	}
+	if n.windowed() {
+		lk.qSeen = lk.qs.q
+		n.armWindow(l, now)
+		n.checkShare(l)
 	}
 }
 
@@ -714,6 +811,19 @@ func (n *Network) handle(ev engine.Event) {
 		n.links[ev.Target].qs.q = 0
 		n.links[ev.Target].emptyT = engine.Timer{}
 		n.linkDirty(ev.Target)
+		if lk := &n.links[ev.Target]; n.windowed() {
+			// Round trips got shorter by what the queue held when it was last re-armed: only
+			// flows their windows hold back can speed up, and only if that moves them.
+			n.windowsDirty(ev.Target, -float64(lk.qSeen*8)/lk.capa)
+		}
+		return
+	case evWindow:
+		n.stats.WindowTargets++
+		n.advanceLink(ev.Target, now)
+		lk := &n.links[ev.Target]
+		lk.winT = engine.Timer{}
+		n.linkDirty(ev.Target)
+		n.windowsDirty(ev.Target, float64(lk.qs.q*8)/lk.capa)
 		return
 	case evMarkerOut:
 		n.links[ev.Target].mkT = engine.Timer{}
@@ -745,7 +855,7 @@ func (n *Network) handle(ev engine.Event) {
 		if f.state == stateSending {
 			if f.rp.Advance(now) {
 				n.stats.RateChanges++
-				n.nicDirty(n.arena[f.off])
+				n.flowStale(id)
 			}
 			n.armCC(id)
 		}
@@ -760,7 +870,7 @@ func (n *Network) handle(ev engine.Event) {
 			f.cnps++
 			if f.rp.OnCNP(now) {
 				n.stats.RateChanges++
-				n.nicDirty(n.arena[f.off])
+				n.flowStale(id)
 			}
 			n.armCC(id)
 		}
@@ -804,6 +914,9 @@ func (n *Network) sent(id int32, now engine.Time) {
 	}
 	n.nicDirty(first)
 	n.leaveLinks(id)
+	if n.windowed() {
+		n.leaveAckLinks(id)
+	}
 	n.stats.Sent++
 	n.obs.FlowSent(FlowID(id), now)
 	n.enter(id, 0, now)
@@ -814,12 +927,12 @@ func (n *Network) sent(id int32, now engine.Time) {
 func (n *Network) enter(id int32, hop int32, now engine.Time) {
 	f := &n.flows[id]
 	l := n.arena[f.off+hop]
-	n.advanceLink(l, now)
 	lk := &n.links[l]
-	if lk.qs.q <= emptyEps && lk.mhead == len(lk.mk) && !lk.paused {
+	if lk.mhead == len(lk.mk) && !lk.paused && n.queueAt(l, now) <= emptyEps {
 		n.forward(id, hop, now, now)
 		return
 	}
+	n.advanceLink(l, now)
 	if lk.mhead == len(lk.mk) {
 		lk.mk, lk.mhead = lk.mk[:0], 0
 	}
@@ -847,7 +960,8 @@ func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
 		n.enter(id, hop+1, now)
 	case end > f.hops:
 		// The ACK has left the last queue of its route: the path's and the route's delays,
-		// the last packet's store-and-forward and the ACK's serialisation remain.
+		// the last packet's store-and-forward, the ACK's serialisation and its waits behind
+		// packets in service remain.
 		n.arrive(id, now+f.delay+f.sf+f.ackDelay)
 	default:
 		n.arrive(id, now+f.delay+f.sf)

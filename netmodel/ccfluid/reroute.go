@@ -27,6 +27,9 @@ func (n *Network) Reroute(f FlowID, path, ack []int32) {
 	fl.state = stateSending
 	oldFirst := n.arena[fl.off]
 	n.leaveLinks(id)
+	if n.windowed() {
+		n.leaveAckLinks(id)
+	}
 	src := n.links[oldFirst].src
 	if i := slices.Index(src, id); i >= 0 {
 		src[i] = src[len(src)-1]
@@ -52,6 +55,9 @@ func (n *Network) Reroute(f FlowID, path, ack []int32) {
 		lk.on = append(lk.on, entry{id, int32(k)})
 	}
 	n.times(fl)
+	if n.windowed() {
+		n.joinAckLinks(id)
+	}
 	if h == 0 {
 		n.sent(id, now)
 		return
@@ -63,6 +69,7 @@ func (n *Network) Reroute(f FlowID, path, ack []int32) {
 	}
 	fl.extent, fl.cinj = 0, 0
 	n.applyFlow(id, now)
+	fl.stale = true
 	n.nicDirty(first)
 }
 

@@ -1,6 +1,7 @@
 package ccfluid
 
 import (
+	"math"
 	"simd/cc"
 	"simd/engine"
 	"simd/topo"
@@ -22,33 +23,25 @@ func (n *Network) ccRate(id int32) float64 {
 }
 
 // demand is what flow id asks its NIC for now: its congestion-control rate, and with a window
-// (HAS_WIN) at most a window per round trip. In flight a flow holds its injection times its
-// round trip — twice its path's delay plus the queueing on its path now — so the window caps
-// the injection at window/RTT; with VAR_WIN the window scales with rate/line rate (ns-3
-// RdmaHw::GetWin). The cap is evaluated whenever the NIC re-shares, i.e. when a rate or a flow
-// of the port changes, not continuously as queues move.
+// (HAS_WIN) at most a window per round trip (window.go: the round trip with the queues of its
+// path and of its ACKs' route; with VAR_WIN the window scales with rate/line rate, ns-3
+// RdmaHw::GetWin). The cap is evaluated whenever the port shares, which window.go arranges
+// whenever a queue the flow depends on reaches the level that matters.
 func (n *Network) demand(id int32, now engine.Time) float64 {
-	f := &n.flows[id]
 	r := n.ccRate(id)
-	if n.cfg.Window <= 0 {
+	if !n.windowed() {
 		return r
 	}
-	w := n.cfg.Window
-	if n.cfg.VarWin {
-		w *= r / f.line
-	}
-	rtt := f.rtt0
-	for k := range f.hops + f.ack {
-		l := n.arena[f.off+k]
-		if c := n.capOf(l); c > 0 {
-			n.advanceLink(l, now)
-			rtt += n.links[l].qs.q * 8 / c
-		}
-	}
-	if rtt <= 0 {
+	rtt := n.roundTripSecs(id, now)
+	w := n.window(id) * 8
+	f := &n.flows[id]
+	f.stale = false
+	if rtt <= 0 || r <= 0 {
+		f.slack, f.dem = math.Inf(1), r
 		return r
 	}
-	return min(r, w*8/rtt)
+	f.slack, f.rtt, f.dem = w/r-rtt, rtt, min(r, w/rtt)
+	return f.dem
 }
 
 // roundTrip is flow id's round trip now: twice its path's delay plus the queueing delay on its
@@ -135,7 +128,7 @@ func (n *Network) round(id int32, now engine.Time) {
 	}
 	if changed {
 		n.stats.RateChanges++
-		n.nicDirty(n.arena[f.off])
+		n.flowStale(id)
 	}
 	n.armRound(id)
 }

@@ -1,0 +1,338 @@
+package ccfluid
+
+import (
+	"math"
+
+	"simd/engine"
+)
+
+// This file holds SimAI's window (HAS_WIN): a queue pair may have at most Window bytes sent and
+// not yet acknowledged (scaled by its rate with VAR_WIN, ns-3 RdmaQueuePair::GetWin), so its
+// injection is at most window/RTT, where its round trip grows with the queues its packets and
+// its ACKs wait in. A window of one bandwidth-delay product (SimAI's maxBdp) is what keeps
+// SimAI's queues short: k flows into one port hold about (k − 1) windows there, and the
+// port's ECN marks (and so DCQCN's cuts) start only when that passes KMIN.
+//
+// The fluid model keeps the cap exact at the moments that decide it:
+//
+//   - Round trip. A flow's round trip is its base round trip (a full packet and its ACK
+//     through empty queues: propagation, serialisation at every link), plus the backlog of
+//     every queue on its path and on its ACKs' route, plus, at every link of the ACKs' route,
+//     the part of a data packet the ACK finds in service there: on average half a full
+//     packet's transmission, times the share of the time the link is sending data (an ACK
+//     leaves the receiver's NIC ahead of queued data, ns-3's high-priority ACK queue, but it
+//     cannot interrupt the packet on the wire; in a switch it waits behind the queue too).
+//   - Queue targets. When a queue grows, the flows crossing it slow down as their round trips
+//     grow, until what they send equals what the link sends: the backlog settles where
+//     Σ min(u_i, 8·W_i/RTT_i(q)) = C, u_i being what flow i could send without the window.
+//     The queue is followed linearly to that level (an event at the time it gets there, when
+//     the ports of its flows share again with the new caps) instead of along the smooth curve
+//     of the real loop, which gets there within a few round trips. A draining queue is
+//     followed the same way down to the level at which the capped flows speed up enough to
+//     hold it, or to empty.
+//   - ACK routes. A flow's ACKs cross other links than its data; when what such a link sends
+//     changes by more than a fiftieth of its capacity, or its queue reaches a target or
+//     empties, the ports of the flows whose ACKs cross it share again.
+//
+// Within an instant the ports and links are brought to a fixed point in at most winRounds
+// rounds (one port's new caps change what the links on other flows' ACK routes carry).
+
+const (
+	// winRounds bounds the rounds of port sharing and link re-arming within one instant.
+	winRounds = 4
+	// rhoStep is the change in a link's sent share that makes the flows whose ACKs cross it
+	// re-evaluate their windows.
+	rhoStep = 0.02
+)
+
+// windowed reports whether flows have windows.
+func (n *Network) windowed() bool { return n.cfg.Window > 0 }
+
+// window is the most flow id may have in flight now, bytes on the wire. Its window is Window
+// bytes of payload, scaled by its congestion-control rate over its line rate with VarWin
+// (RdmaQueuePair::GetWin); ns-3's NIC sends a packet whenever less than the window is in flight
+// (IsWinBound: in flight ≥ window blocks), so with full packets a window of w lets
+// ⌈w/payload⌉ packets be in flight: up to a packet more than w. In wire bytes, with every
+// packet's headers.
+func (n *Network) window(id int32) float64 {
+	w := n.cfg.Window
+	if n.cfg.VarWin {
+		w *= n.ccRate(id) / n.flows[id].line
+	}
+	if tr := &n.cfg.Transport; tr.Payload > 0 {
+		p := float64(tr.Payload)
+		w = math.Ceil(w/p) * float64(tr.Full())
+	}
+	return w
+}
+
+// ackWait is the expected wait of an ACK at link l besides its queue's backlog: the rest of the
+// data packet in service, half a full packet's transmission on average, while the link sends.
+func (n *Network) ackWait(l int32) float64 { return n.ackWaitAt(l, n.links[l].qs.q) }
+
+// ackWaitAt is ackWait with the link's backlog at q.
+func (n *Network) ackWaitAt(l int32, q float64) float64 {
+	lk := &n.links[l]
+	c := n.capOf(l)
+	if c <= 0 || n.cfg.Transport.Payload <= 0 {
+		return 0
+	}
+	out, _ := rates(q, lk.arr, c)
+	// The share of the time the link sends, in quarters: rates that differ in the last bits
+	// give every flow its own round trip, and flows that would finish together (a ring's
+	// steps) no longer do, for differences far below what the estimate can resolve.
+	busy := math.Round(float64(out/c)*4) / 4
+	return float64(busy) * float64(n.cfg.Transport.Full()*8) / c / 2
+}
+
+// queueAt is link l's backlog at now (not before its last advance), without advancing it: the
+// line it follows between events, clamped at 0.
+func (n *Network) queueAt(l int32, now engine.Time) float64 {
+	lk := &n.links[l]
+	if now <= lk.qs.at {
+		return lk.qs.q
+	}
+	_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
+	return max(lk.qs.q+float64(slope*secs(now-lk.qs.at)), 0)
+}
+
+// roundTripSecs is flow id's round trip now, seconds: its base round trip, the queues on its
+// path and its ACKs' route, and the ACKs' waits behind packets in service.
+func (n *Network) roundTripSecs(id int32, now engine.Time) float64 {
+	f := &n.flows[id]
+	rtt := f.rtt0
+	for k := range f.hops + f.ack {
+		l := n.arena[f.off+k]
+		lk := &n.links[l]
+		if lk.arr == 0 && lk.qs.q == 0 || lk.paused {
+			continue // idle (or paused: the pause, not the queue, holds the flow)
+		}
+		q := n.queueAt(l, now)
+		rtt += q * 8 / lk.capa
+		if k >= f.hops {
+			rtt += n.ackWaitAt(l, q)
+		}
+	}
+	return rtt
+}
+
+// joinAckLinks puts flow id on the ACK lists of its ACKs' route (windowed networks only).
+func (n *Network) joinAckLinks(id int32) {
+	f := &n.flows[id]
+	for k := f.hops; k < f.hops+f.ack; k++ {
+		lk := &n.links[n.arena[f.off+k]]
+		n.apos[f.off+k] = int32(len(lk.ackOn))
+		lk.ackOn = append(lk.ackOn, entry{id, k})
+	}
+}
+
+// leaveAckLinks takes flow id off the ACK lists of its ACKs' route.
+func (n *Network) leaveAckLinks(id int32) {
+	f := &n.flows[id]
+	for k := f.hops; k < f.hops+f.ack; k++ {
+		l := n.arena[f.off+k]
+		p := n.apos[f.off+k]
+		list := n.links[l].ackOn
+		last := int32(len(list) - 1)
+		if p != last {
+			e := list[last]
+			list[p] = e
+			n.apos[n.flows[e.f].off+e.hop] = p
+		}
+		n.links[l].ackOn = list[:last]
+	}
+}
+
+// windowsDirty asks the ports of the flows whose windows link l's state enters — those sending
+// over it and those whose ACKs cross it — to share again, when a change of d seconds in their
+// round trips may matter (windowMoves).
+func (n *Network) windowsDirty(l int32, d float64) {
+	lk := &n.links[l]
+	for _, e := range lk.on {
+		if f := &n.flows[e.f]; f.state == stateSending && windowMoves(f, d) {
+			n.flowStale(e.f)
+		}
+	}
+	for _, e := range lk.ackOn {
+		if f := &n.flows[e.f]; windowMoves(f, d) {
+			n.flowStale(e.f)
+		}
+	}
+}
+
+// windowMoves reports whether a change of up to d seconds in flow f's round trip may move what
+// its window lets it send by more than winMove: for a longer round trip (d > 0), its window
+// holds it back or would within d; for a shorter one (d < 0), its window holds it back.
+func windowMoves(f *flow, d float64) bool {
+	if d < 0 {
+		return f.slack <= 0 && -d > winMove*f.rtt
+	}
+	return f.slack < d && d > winMove*f.rtt
+}
+
+// winMove is the relative change of a window-bound rate below which a change on an ACK route
+// does not make a port share again: a window of one bandwidth-delay product makes every flow at
+// line rate window-bound, and the wait behind a packet in service moves its round trip by a
+// few percent at most.
+const winMove = 0.01
+
+// checkShare is called when link l is re-armed: if what it sends moved by rhoStep of its
+// capacity since the flows whose ACKs cross it last looked, those whose windows the change in
+// their ACKs' waits may move look again.
+func (n *Network) checkShare(l int32) {
+	lk := &n.links[l]
+	if len(lk.ackOn) == 0 {
+		return
+	}
+	c := n.capOf(l)
+	rho := 0.0
+	if c > 0 {
+		out, _ := rates(lk.qs.q, lk.arr, c)
+		rho = out / c
+	}
+	if dr := math.Abs(rho - lk.rho); dr > rhoStep {
+		lk.rho = rho
+		d := dr * float64(n.cfg.Transport.Full()*8) / lk.capa / 2
+		for _, e := range lk.ackOn {
+			if f := &n.flows[e.f]; windowMoves(f, d) {
+				n.flowStale(e.f)
+			}
+		}
+	}
+}
+
+// armWindow schedules the event at which link l's queue reaches the level its windowed flows
+// settle it at (see the file's comment), or cancels it. Only a growing queue, or a draining one
+// that holds a flow back by its window, has such a level.
+func (n *Network) armWindow(l int32, now engine.Time) {
+	lk := &n.links[l]
+	d := engine.Never
+	if c := n.capOf(l); c > 0 && len(lk.on) > 0 {
+		_, slope := rates(lk.qs.q, lk.arr, c)
+		if slope < 0 {
+			held := false
+			for _, e := range lk.on {
+				if f := &n.flows[e.f]; f.state == stateSending && f.slack <= 0 {
+					held = true
+					break
+				}
+			}
+			if !held {
+				slope = 0
+			}
+		}
+		if slope != 0 {
+			if q, ok := n.windowTarget(l, c); ok {
+				// Within a packet of the target the queue counts as settled: no event, so a
+				// queue that hovers there does not chatter.
+				step := float64(max(n.cfg.Transport.Full(), 1))
+				switch {
+				case slope > 0 && q > lk.qs.q+step:
+					d = ceilPs((q - lk.qs.q) / slope)
+				case slope < 0 && q < lk.qs.q-step && q > emptyEps:
+					d = ceilPs((q - lk.qs.q) / slope)
+				}
+			}
+		}
+	}
+	n.setTimer(&lk.winT, d, l, evWindow)
+}
+
+// windowTarget solves Σ_i min(u_i, 8·W_i/(a_i + 8q/c)) = c for link l's backlog q, over the
+// flows injecting into it: u_i is what flow i could send without its window (its
+// congestion-control rate, or its port's fair share when that is lower), a_i its base round
+// trip (the other queues it meets are left out: the target is where the port shares next,
+// with every queue counted, and a target set too high is corrected then). ok is false when no
+// flow's window can balance the link. The link remembers its last solution and the flows'
+// terms it came from, and reuses it while they are the same.
+func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
+	lk := &n.links[l]
+	n.wterms = n.wterms[:0]
+	var su, sw float64
+	for _, e := range lk.on {
+		f := &n.flows[e.f]
+		if f.state != stateSending || e.hop >= f.extent || f.cinj <= 0 {
+			continue
+		}
+		t := wterm{u: min(n.ccRate(e.f), f.lim), w: n.window(e.f) * 8, a: f.rtt0}
+		su += t.u
+		sw += t.w + t.a
+		n.wterms = append(n.wterms, t)
+	}
+	if len(n.wterms) == 0 {
+		return 0, false
+	}
+	if lk.wsol.n == len(n.wterms) && lk.wsol.su == su && lk.wsol.sw == sw && lk.wsol.c == c {
+		return lk.wsol.q, lk.wsol.ok
+	}
+	q, ok = solveWindows(n.wterms, c, float64(max(n.cfg.Transport.Full()/10, 1)))
+	lk.wsol = windowSolution{n: len(n.wterms), su: su, sw: sw, c: c, q: q, ok: ok}
+	return q, ok
+}
+
+// windowSolution is a link's last windowTarget: the flows' count and sums it was solved for, and
+// the answer.
+type windowSolution struct {
+	n         int
+	su, sw, c float64
+	q         float64
+	ok        bool
+}
+
+// solveWindows finds the backlog q (bytes, within tol) at which the terms send c:
+// Σ min(u, w/(a + 8q/c)) = c. The sum falls with q and is convex, so Newton's method from a
+// point below the root stays below it and converges from there; where no window binds yet the
+// sum is flat, and the next breakpoint (the backlog at which the next window binds) is taken
+// instead.
+func solveWindows(ts []wterm, c, tol float64) (float64, bool) {
+	k := 8 / c // seconds of round trip per byte of backlog
+	// A term is bound by its window from its breakpoint on, where w/(a + kq) = u; comparing q
+	// with it, rather than the two rates, keeps a term from staying unbound at its own
+	// breakpoint by rounding.
+	sum := func(q float64) (s, ds, next float64) {
+		x := q * k
+		next = math.Inf(1)
+		for _, t := range ts {
+			if b := (t.w/t.u - t.a) / k; q >= b {
+				r := t.w / (t.a + x)
+				s += r
+				ds -= r / (t.a + x) * k
+			} else {
+				s += t.u
+				next = min(next, b)
+			}
+		}
+		return s, ds, next
+	}
+	q := 0.0
+	s, ds, next := sum(q)
+	if s <= c {
+		return 0, true
+	}
+	for range 64 {
+		step := math.Inf(1)
+		if ds < 0 {
+			step = (s - c) / -ds
+		}
+		if next < q+step {
+			// A window binds before the tangent reaches c: go to it, and on from there.
+			q = next
+		} else if math.IsInf(step, 1) {
+			return 0, false // nothing binds, however long the queue: the link cannot balance
+		} else {
+			q += step
+			if step <= tol {
+				return q, true
+			}
+		}
+		s, ds, next = sum(q)
+		if s <= c {
+			return q, true
+		}
+	}
+	return q, true
+}
+
+// wterm is one flow's part in windowTarget: its rate without the window, its window in bits,
+// and its base round trip, seconds.
+type wterm struct{ u, w, a float64 }
