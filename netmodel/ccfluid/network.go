@@ -153,6 +153,7 @@ type flow struct {
 	roundB       float64     // DCTCP, HPCC: bytes injected when the current round began
 	roundT       engine.Timer
 	sendT        engine.Timer
+	sendAt       engine.Time // when sendT fires
 	ccT          engine.Timer
 }
 
@@ -179,16 +180,19 @@ type feeder struct {
 
 // link is the state of one directed link: its queue, its flows, its PFC state.
 type link struct {
-	capa     float64
-	delay    engine.Time
-	paused   bool
-	arr      float64 // Σ arriving injection, bits/s
-	qs       queueState
-	ecn      cc.ECNMarker
-	hasECN   bool
-	on       []entry
-	ackOn    []entry // windowed flows whose ACKs cross it (hop: the ACK hop's index in the arena chunk)
-	ackArr   float64 // the part of arr that is ACKs, bits/s
+	capa   float64
+	delay  engine.Time
+	paused bool
+	arr    float64 // Σ arriving injection, bits/s
+	qs     queueState
+	ecn    cc.ECNMarker
+	hasECN bool
+	on     []entry
+	ackOn  []entry // windowed flows whose ACKs cross it (hop: the ACK hop's index in the arena chunk)
+	ackArr float64 // the part of arr that is ACKs, bits/s
+	// The flows of the NIC port sent at instant rrAt: rrK of them, rrJ sent so far (sent).
+	rrAt     engine.Time
+	rrK, rrJ int32
 	rho      float64 // its sending share when the flows of ackOn last re-evaluated their windows
 	winT     engine.Timer
 	wsol     windowSolution // its last window target (window.go)
@@ -643,6 +647,10 @@ func (n *Network) setInjection(id int32, inj float64, now engine.Time) {
 		d = ceilPs(f.rem * 8 / inj)
 	}
 	n.setTimer(&f.sendT, d, id, evSent|int64(f.gen)<<24)
+	f.sendAt = engine.Never
+	if d != engine.Never {
+		f.sendAt = now + d
+	}
 	n.applyFlow(id, now)
 }
 
@@ -900,6 +908,7 @@ func (n *Network) sent(id int32, now engine.Time) {
 		}
 		f.sf = n.cfg.Transport.Tail(f.bytes, f.inj, n.rates)
 	}
+	f.sf -= n.turnOffset(id, now)
 	f.rem, f.at = 0, now
 	f.state = stateSent
 	n.applyFlow(id, now)
@@ -920,6 +929,40 @@ func (n *Network) sent(id int32, now engine.Time) {
 	n.stats.Sent++
 	n.obs.FlowSent(FlowID(id), now)
 	n.enter(id, 0, now)
+}
+
+// turnOffset is how much earlier than the fluid says flow id's last packet leaves its NIC port
+// when other flows of the port are sent at the same instant. A port serves its queue pairs in
+// turn, a packet each (ns-3's RdmaEgressQueue round robin), so flows that share it equally
+// and would all send their last byte at once send their last packets one after another: of k
+// such flows the first is done k−1 last packets before the fluid's instant and the last at it.
+// Which flow goes first depends on where the turn stands, which ns-3's round robin carries
+// from packet to packet and the fluid model does not know; every flow of the k is given the
+// mean, (k−1)/2 last packets, so that the port's flows stay together and none of the
+// collective's chains is favoured.
+func (n *Network) turnOffset(id int32, now engine.Time) engine.Time {
+	f := &n.flows[id]
+	if f.hops == 0 || n.cfg.Transport.Payload <= 0 {
+		return 0
+	}
+	first := n.arena[f.off]
+	lk := &n.links[first]
+	if lk.rrAt != now || lk.rrJ >= lk.rrK {
+		// The first of the instant: count the port's flows that send their last byte now.
+		k := int32(0)
+		for _, o := range lk.src {
+			if n.flows[o].sendAt == now && n.flows[o].state == stateSending {
+				k++
+			}
+		}
+		lk.rrAt, lk.rrK, lk.rrJ = now, k, 0
+	}
+	lk.rrJ++
+	if lk.rrK < 2 {
+		return 0
+	}
+	last := float64(n.cfg.Transport.Last(f.bytes) * 8)
+	return ceilPs(float64(float64(lk.rrK-1)*last) / lk.capa / 2)
 }
 
 // enter: flow id's last byte reaches the queue of its hop-th link. It leaves once the link has
@@ -960,11 +1003,10 @@ func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
 		n.enter(id, hop+1, now)
 	case end > f.hops:
 		// The ACK has left the last queue of its route: the path's and the route's delays,
-		// the last packet's store-and-forward, the ACK's serialisation and its waits behind
-		// packets in service remain.
-		n.arrive(id, now+f.delay+f.sf+f.ackDelay)
+		// the last packet's store-and-forward and the ACK's serialisation remain.
+		n.arrive(id, max(now+f.delay+f.sf+f.ackDelay, now))
 	default:
-		n.arrive(id, now+f.delay+f.sf)
+		n.arrive(id, max(now+f.delay+f.sf, now))
 	}
 }
 
