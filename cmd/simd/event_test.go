@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"simd/netmodel/fluid"
 	"simd/topo"
 	"simd/topo/route"
 )
@@ -35,16 +37,42 @@ func TestEventDeterministic(t *testing.T) {
 }
 
 // -send-lat sets every flow's start latency in ns; AS_SEND_LAT does it in µs, as SimAI reads it.
-// Without latency the 16 MiB all-reduce of the example is 14 steps of 2 MiB over a 2880 Gbps
-// port plus two 25 ns hops: 14 × (5.825 + 0.050) µs = 82.256 µs (+1 ns of update time).
+// Without latency the 16 MiB all-reduce of the example is 14 steps in which every GPU sends 2 MiB
+// as 8 flows of 256 KiB (30 packets, 263,704 bytes on the wire each) over its 2880 Gbps port,
+// which sends the ACKs of the 8 flows coming in first (60 bytes per 9,052): the flows are sent
+// after 8·263,704·8/(C·9052/9112); their last packets leave in turn, on average 3.5 last
+// packets (1,196 bytes) early; the NVSwitch stores the last one (fluid.Transport.Tail); then
+// 25 + 25 ns there, 25 + 25 ns and two ACKs back. That is 5.991 µs a step, 83.87 µs (+1 ns of
+// update time), 1.1% over the pure fluid's 14 × (5.825 + 0.1) µs; with the 6 µs latency,
+// 14 × 6 µs more.
 func TestSendLatency(t *testing.T) {
+	firstLayer := func(csv string) float64 {
+		t.Helper()
+		for _, line := range strings.Split(csv, "\n") {
+			if f := strings.Split(line, ","); len(f) > 8 && f[0] == "embedding_layer" {
+				v, err := strconv.ParseFloat(f[8], 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+		}
+		t.Fatalf("no layer row in\n%s", csv)
+		return 0
+	}
 	dir := t.TempDir()
 	if code, _, errOut := runCLI(t, dir, "-send-lat", "0", "-o", "out"); code != 0 {
 		t.Fatal(errOut)
 	}
-	csv := readFile(t, filepath.Join(dir, "out", "EndToEnd.csv"))
-	if !strings.Contains(csv, ",82.256922,") {
-		t.Errorf("with no send latency:\n%s", csv)
+	none := firstLayer(readFile(t, filepath.Join(dir, "out", "EndToEnd.csv")))
+	const c = 2880e9
+	tr := fluid.SimAITransport(9000, 0)
+	port := c * 9052 / 9112
+	last := float64(tr.Last(256<<10) * 8)
+	step := float64(8*tr.Wire(256<<10)*8)/port + float64(tr.Tail(256<<10, port/8, []float64{c, c}))/1e12 -
+		3.5*last/c + 100e-9 + 2*60*8/c
+	if want := 14*step*1e6 + 0.001; math.Abs(none-want) > 1e-3 {
+		t.Errorf("with no send latency: %.6f µs, want %.6f µs", none, want)
 	}
 	t.Setenv("AS_SEND_LAT", "6")
 	dir = t.TempDir()
@@ -52,8 +80,8 @@ func TestSendLatency(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	// 6 µs is also the default (SimAI's table falls back to 6000 ns for the legacy protocol).
-	if csv := readFile(t, filepath.Join(dir, "out", "EndToEnd.csv")); !strings.Contains(csv, ",166.256922,") {
-		t.Errorf("AS_SEND_LAT=6:\n%s", csv)
+	if got := firstLayer(readFile(t, filepath.Join(dir, "out", "EndToEnd.csv"))); math.Abs(got-none-84) > 1e-6 {
+		t.Errorf("AS_SEND_LAT=6: %.6f µs, want %.6f + 14 × 6 µs", got, none)
 	}
 	t.Setenv("AS_SEND_LAT", "six")
 	if code, _, errOut := runCLI(t, t.TempDir()); code != 2 || !strings.Contains(errOut, "AS_SEND_LAT") {
@@ -115,8 +143,16 @@ func TestCompare(t *testing.T) {
 	if csv[0] != "layer,name,phase,op,group,bytes,analytical_us,event_us,event/analytical,bottleneck_links" {
 		t.Fatalf("header %q", csv[0])
 	}
-	if !strings.HasPrefix(csv[1], "0,embedding_layer,fwd,allreduce,TP,16777216,75.954,166.256,2.189,") || !strings.Contains(csv[1], "nvs8") {
+	// The analytical time is SimAI_analytical's; the event time is the layer's in EndToEnd.csv
+	// (TestSendLatency), and the ratio theirs.
+	row := strings.Split(csv[1], ",")
+	if !strings.HasPrefix(csv[1], "0,embedding_layer,fwd,allreduce,TP,16777216,75.954,") || !strings.Contains(csv[1], "nvs8") {
 		t.Errorf("row %q", csv[1])
+	}
+	if ev, err := strconv.ParseFloat(row[7], 64); err != nil || math.Abs(ev-(14*(float64(2<<20)*8/2880e3+0.1)+84)) > 1 {
+		t.Errorf("event time %q", row[7])
+	} else if ratio, _ := strconv.ParseFloat(row[8], 64); math.Abs(ratio-ev/75.954) > 0.001 {
+		t.Errorf("ratio %q, want %.3f", row[8], ev/75.954)
 	}
 	for _, f := range []string{"compare.csv", "EndToEnd.csv", "analytical-EndToEnd.csv", "summary.json"} {
 		if !strings.Contains(out, filepath.Join("out", f)) {
@@ -125,8 +161,11 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// -flows runs an ns-3 flow file: two flows into GPU 9 share its 400 Gbps NIC link and take
-// 1 MB·8/200 Gbps + two 500 ns hops = 41 µs; the NVLink flow takes 1 MB·8/2880 Gbps + 50 ns.
+// -flows runs an ns-3 flow file, SimAI's ACKs and all. Two 1 MB flows into GPU 9 share its
+// 400 Gbps NIC link: they are sent after 2·1,005,824·8/C (the payload and 112 packets' headers
+// each), their last packet crosses the ToR (at C/2 it waits behind the full packet before it,
+// fluid.Transport.Tail), 1 µs there, 1 µs and two 60-byte ACKs back. The NVLink flow: its wire
+// bytes at 2880 Gbps, the NVSwitch storing the last packet, 50 ns there and 50 ns back.
 func TestFlowFile(t *testing.T) {
 	dir := t.TempDir()
 	flows := writeFile(t, dir, "flow.txt", "3\n0 1 3 100 1000000 0.000001\n0 9 3 100 1000000 0.000001\n2 9 3 100 1000000 0.000001\n")
@@ -136,14 +175,18 @@ func TestFlowFile(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	fct := readFile(t, filepath.Join(dir, "out", "fct.txt"))
-	want := "0b000001 0b000101 10000 100 1000000 1000 2827 2943\n" +
-		"0b000001 0b000901 10000 100 1000000 1000 41000 22476\n" +
-		"0b000201 0b000901 10000 100 1000000 1000 41000 22476\n"
+	tr := fluid.SimAITransport(9000, 0)
+	wire := float64(tr.Wire(1e6) * 8)
+	nvlink := wire/2880 + float64(tr.Tail(1e6, 2880e9, []float64{2880e9, 2880e9}))/1000 + 100 + 2*60*8/2880.0
+	shared := 2*wire/400 + float64(tr.Tail(1e6, 200e9, []float64{400e9, 400e9}))/1000 + 2000 + 2*60*8/400.0
+	want := fmt.Sprintf("0b000001 0b000101 10000 100 1000000 1000 %d 2943\n", int(nvlink)) +
+		fmt.Sprintf("0b000001 0b000901 10000 100 1000000 1000 %d 22476\n", int(shared)) +
+		fmt.Sprintf("0b000201 0b000901 10000 100 1000000 1000 %d 22476\n", int(shared))
 	if fct != want {
 		t.Errorf("fct.txt:\n%s\nwant:\n%s", fct, want)
 	}
-	if !strings.Contains(out, "3 flows, the last arriving at 42.000 us") {
-		t.Errorf("stdout:\n%s", out)
+	if last := fmt.Sprintf("3 flows, the last arriving at %.3f us", (1000+shared)/1000); !strings.Contains(out, last) {
+		t.Errorf("stdout lacks %q:\n%s", last, out)
 	}
 	for _, args := range [][]string{
 		{"-flows", flows},
@@ -158,8 +201,12 @@ func TestFlowFile(t *testing.T) {
 
 // SimAI.conf's monitors run with congestion control: with -o the four keys only switch them on,
 // and their files take the standard names. Two flows into GPU 9 meet at the ToR's port to it
-// (switch 18, device 10): it queues 2·400 − 400 Gb/s from 1 µs until the flows are sent at 21 µs,
-// then drains; QLEN_MON_INTERVAL 5 samples it every 5 µs.
+// (switch 18, device 10): it queues 2·400 − 400 Gb/s from 1 µs until it holds what their windows
+// leave there, two windows less a round trip at C (SimAI's window is maxBdp, 2·1 µs + 2·9000·8/C
+// at C = 118,000 bytes: 14 packets of 9,052 bytes in flight; the round trip 2·1 µs, two full
+// packets and two ACKs), and keeps it until the flows are sent; it then drains, and is empty
+// once the port has sent both flows' wire bytes, 2·1,005,824·8/C after the first arrived at
+// 1 µs. QLEN_MON_INTERVAL 5 samples it every 5 µs, and logs it when it changed.
 func TestMonitors(t *testing.T) {
 	dir := t.TempDir()
 	shipped := readFile(t, "../../configs/data/SimAI.conf")
@@ -203,10 +250,11 @@ func TestMonitors(t *testing.T) {
 			t.Errorf("stdout does not name %s:\n%s", name, out)
 		}
 	}
-	wantQlen := headers["qlen.txt"] +
-		"5000, 18, 10, 3, 200000, 200000\n10000, 18, 10, 3, 450000, 450000\n15000, 18, 10, 3, 700000, 700000\n" +
-		"20000, 18, 10, 3, 950000, 950000\n25000, 18, 10, 3, 800000, 800000\n30000, 18, 10, 3, 550000, 550000\n" +
-		"35000, 18, 10, 3, 300000, 300000\n40000, 18, 10, 3, 50000, 50000\n45000, 18, 10, 3, 0, 0\n"
+	const c = 400e9
+	held := 2*14*9052 - int(c*(2e-6+2*9052*8/c+2*60*8/c)/8)
+	empty := 1e-6 + 2*1005824*8/c
+	at40 := int(math.Round(c * (empty - 40e-6) / 8))
+	wantQlen := headers["qlen.txt"] + fmt.Sprintf("5000, 18, 10, 3, %d, %d\n40000, 18, 10, 3, %d, %d\n45000, 18, 10, 3, 0, 0\n", held, held, at40, at40)
 	if files["qlen.txt"] != wantQlen {
 		t.Errorf("qlen.txt:\n%s\nwant:\n%s", files["qlen.txt"], wantQlen)
 	}
@@ -249,10 +297,12 @@ func TestMonitors(t *testing.T) {
 
 // SimAI.conf's LINK_DOWN t a b takes link a–b down at 2 s + t µs, as SimAI does, and moves the
 // flows on it. On the dual-ToR fabric GPU 0 has two 200 Gbps NICs (to ASWs 36 and 44, 500 ns
-// each); two 10 MB flows from it, starting at 2 s, leave on different NICs and arrive after
-// 400 µs + two hops. With LINK_DOWN 100 0 <the first flow's ASW>, each has 7.5 MB left at
-// 2 s + 100 µs and the two then share the other NIC at 100 Gbps each: sent 600 µs later, at
-// 2 s + 700 µs. "LINK_DOWN 0 a b" is SimAI's "no failure", whatever a and b are.
+// each); two 10 MB flows from it (SimAI's default 1,000-byte packets: 10,520,000 bytes on the
+// wire), starting at 2 s, leave on different NICs and are sent after 420.8 µs, done once their
+// last packet has crossed the ASW, 1 µs there and the ACK's 1 µs back. With LINK_DOWN 100 0 <the
+// first flow's ASW>, each has 8,020,000 wire bytes left at 2 s + 100 µs and the two then share
+// the other NIC at 100 Gbps each: sent 641.6 µs later. "LINK_DOWN 0 a b" is SimAI's "no
+// failure", whatever a and b are.
 func TestLinkDownFlows(t *testing.T) {
 	dir := t.TempDir()
 	tpPath := mustAbs(t, "../../topo/testdata/AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100")
@@ -290,12 +340,17 @@ func TestLinkDownFlows(t *testing.T) {
 		t.Fatal("every flow from GPU 0 to its rail leaves on the same NIC")
 	}
 	flows := writeFile(t, dir, "flow.txt", fmt.Sprintf("2\n0 %d 3 100 10000000 2\n0 %d 3 100 10000000 2\n", d1, d2))
+	tr := fluid.SimAITransport(1000, 0)
+	done := func(sentUs, rate float64) string {
+		tail := float64(tr.Tail(10e6, rate, []float64{200e9, 200e9})) / 1e6
+		return fmt.Sprintf("%.3f us", 2e6+sentUs+tail+2+2*60*8/200e3)
+	}
 	for _, c := range []struct {
 		name, conf, last string
 	}{
-		{"no failure", "CC_MODE 0\n", "2000401.000 us"},
-		{"LINK_DOWN", fmt.Sprintf("CC_MODE 0\nLINK_DOWN 100 0 %d\n", nic(d1)), "2000701.000 us"},
-		{"LINK_DOWN 0 is none", "CC_MODE 0\nLINK_DOWN 0 0 1\n", "2000401.000 us"},
+		{"no failure", "CC_MODE 0\n", done(float64(tr.Wire(10e6))*8/200e3, 200e9)},
+		{"LINK_DOWN", fmt.Sprintf("CC_MODE 0\nLINK_DOWN 100 0 %d\n", nic(d1)), done(100+float64(tr.Wire(10e6)-2_500_000)*8/100e3, 100e9)},
+		{"LINK_DOWN 0 is none", "CC_MODE 0\nLINK_DOWN 0 0 1\n", done(float64(tr.Wire(10e6))*8/200e3, 200e9)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conf := writeFile(t, dir, "SimAI.conf", c.conf)

@@ -68,15 +68,20 @@ func goldenScenarios() []goldenScenario {
 			return [][]string{{"-w", filepath.Base(w), "-g", "16", "-n", topo(t, dir, "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"), "-o", "out"}}
 		}},
 		{name: "flows-incast-dcqcn", setup: func(t *testing.T, dir string) [][]string {
-			// Eight senders on the other server into GPU 0: the ToR port to it queues, marks and
-			// pauses.
+			// Eight senders on the other server into GPU 0: the ToR port to it queues, marks and,
+			// without SimAI's window to hold the queue (HAS_WIN 0) and with 27 MB switch buffers,
+			// pauses. (With the window it would hold eight windows less a round trip there, and
+			// mark without pausing.)
 			var b strings.Builder
 			b.WriteString("8\n")
 			for i := range 8 {
 				fmt.Fprintf(&b, "%d 0 3 100 4000000 0.000001\n", 8+i)
 			}
 			writeFile(t, dir, "flow.txt", b.String())
-			return [][]string{{"-flows", "flow.txt", "-n", topo(t, dir, "DCN+SingleToR_16g_8gps_400Gbps_H100"), "-o", "out"}}
+			conf := regexp.MustCompile(`(?m)^HAS_WIN .*$`).ReplaceAllString(string(configs.ShippedSimAIConfText()), "HAS_WIN 0")
+			conf = regexp.MustCompile(`(?m)^BUFFER_SIZE .*$`).ReplaceAllString(conf, "BUFFER_SIZE 27")
+			nowin := writeFile(t, dir, "SimAI-nowin.conf", conf)
+			return [][]string{{"-flows", "flow.txt", "-n", topo(t, dir, "DCN+SingleToR_16g_8gps_400Gbps_H100"), "-c", filepath.Base(nowin), "-o", "out"}}
 		}},
 		{name: "compare-micro", setup: func(t *testing.T, dir string) [][]string {
 			return [][]string{{"-mode", "compare", "-w", "example:microAllReduce.txt", "-c", filepath.Base(cc0(t, dir)), "-o", "out"}}

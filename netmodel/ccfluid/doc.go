@@ -8,16 +8,23 @@
 //
 // Senders. Every flow has a reaction point that starts at the line rate of its first link:
 // DCQCN (cc.DCQCN), driven by CNPs and its own timers; or DCTCP (cc.DCTCP) and HPCC (cc.HPCC),
-// driven once per round trip (twice the path's delay plus the queueing on it) with what the
-// ACKs of that round carried — the fraction of marked packets for DCTCP, the INT of every
-// switch port on the path (backlog, transmit rate over the round, link rate) for HPCC. With
-// HAS_WIN every flow also has SimAI's window (maxBdp, scaled by rate/line rate with VAR_WIN):
-// in flight it holds its injection times its round trip, so the window caps the injection at
-// window/RTT, re-evaluated whenever its port re-shares. The flows that start on one port (a GPU's NIC or NVLink port) share it as
-// ns-3's NIC serves its queue pairs, in turn, each paced at its own rate: max-min fair with
-// the reaction points' rates as caps. What the port sends is the flow's injection; its bytes
-// leave the sender at that rate, and the flow is "sent" (Observer.FlowSent) when the last one
-// has.
+// driven once per round trip with what the ACKs of that round carried — the fraction of marked
+// packets for DCTCP, the INT of every switch port on the path (backlog, transmit rate over the
+// round, link rate) for HPCC. With HAS_WIN every flow also has SimAI's window (window.go): it
+// may have ⌈window/payload⌉ packets in flight, so its injection is at most that over its round
+// trip, which counts the queues of its path and of its ACKs' route and the ACKs' waits behind
+// data packets in service. The flows that start on one port (a GPU's NIC or NVLink port)
+// share it as ns-3's NIC serves its queue pairs, in turn, each paced at its own rate: max-min
+// fair with the reaction points' rates (and windows) as caps, after the ACKs the port sends
+// first. What the port sends is the flow's injection; its bytes leave the sender at that rate,
+// and the flow is "sent" (Observer.FlowSent) when the last one has.
+//
+// Packets and ACKs (Config.Transport). A flow's links carry its payload and every packet's
+// headers. Every data packet brings back an ACK on the ACK's own route (Start's ack), an ACK
+// stream of Ack/Full of the flow's injection that loads those links. The flow is done
+// (Observer.FlowArrived) when its last byte has left the last queue of its path, the switches
+// have stored its last packet (fluid.Transport.Tail), and — with Transport.AtAck — the ACK has
+// crossed the queues of its route back, behind the data queued there.
 //
 // Queues. Every directed link has a FIFO egress queue. Its arrivals are the sum of the
 // injections of the flows crossing it, taken at the senders' rates (the classic fluid network
@@ -28,7 +35,7 @@
 // followed through the queues: it enters a queue behind the backlog there and leaves once the
 // link has sent that backlog (FIFO), then enters the next one; its arrival at the receiver
 // (Observer.FlowArrived, reported as soon as it is known) is when it leaves the last queue plus
-// the path's delay. Queues are followed in the senders' time frame — the one in which a
+// the path's delay (and the tail and the ACK's way back, above). Queues are followed in the senders' time frame — the one in which a
 // sender's rate reaches every queue of its path at once, as the arrivals above assume — so
 // the propagation delay is added once, at the end, as in the ideal model, and one flow alone
 // on an idle path arrives at exactly the same time in both models. Queueing delay, and a

@@ -605,6 +605,9 @@ func (n *Network) applyFlow(id int32, now engine.Time) {
 			for _, l := range n.arena[f.off+f.hops : f.off+f.hops+f.ack] {
 				n.links[l].ackArr += d
 				n.setArrival(l, d, now)
+				if len(n.links[l].src) > 0 {
+					n.nicDirty(l) // a NIC sends ACKs first: its queue pairs share the rest
+				}
 			}
 			f.cack = a
 		}
@@ -1091,7 +1094,13 @@ func (n *Network) mark(l int32, now engine.Time) {
 	rx = max(rx, f.lastRx)
 	f.lastRx = rx
 	if f.gate.OnMarked(rx, n.cfg.CNPInterval) {
-		n.s.At(rx+f.delay, n.h, pick, evCNP|int64(f.gen)<<24)
+		// The CNP is the ACK of the marked packet (SimAI's ns-3 sets a flag on it): it comes
+		// back on the ACK's route.
+		back := f.delay
+		if f.ack > 0 {
+			back = f.ackDelay
+		}
+		n.s.At(rx+back, n.h, pick, evCNP|int64(f.gen)<<24)
 	}
 }
 

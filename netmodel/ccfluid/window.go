@@ -254,7 +254,7 @@ func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
 		if f.state != stateSending || e.hop >= f.extent || f.cinj <= 0 {
 			continue
 		}
-		t := wterm{u: min(n.ccRate(e.f), f.lim), w: n.window(e.f) * 8, a: f.rtt0}
+		t := wterm{u: min(n.ccRate(e.f), f.lim), w: float64(n.window(e.f) * 8), a: f.rtt0}
 		su += t.u
 		sw += t.w + t.a
 		n.wterms = append(n.wterms, t)
@@ -290,13 +290,13 @@ func solveWindows(ts []wterm, c, tol float64) (float64, bool) {
 	// with it, rather than the two rates, keeps a term from staying unbound at its own
 	// breakpoint by rounding.
 	sum := func(q float64) (s, ds, next float64) {
-		x := q * k
+		x := float64(q * k)
 		next = math.Inf(1)
 		for _, t := range ts {
 			if b := (t.w/t.u - t.a) / k; q >= b {
 				r := t.w / (t.a + x)
 				s += r
-				ds -= r / (t.a + x) * k
+				ds -= float64(r / (t.a + x) * k)
 			} else {
 				s += t.u
 				next = min(next, b)

@@ -15,7 +15,10 @@
 // (Observer.FlowArrived) delay later. One flow alone on an idle path takes
 // delay + bytes·8/min(rate); N equal flows started together on one link each get rate/N and
 // arrive together at N·bytes·8/rate + delay. A size of 0 counts as 1 byte (as in SimAI); a flow
-// with an empty path is sent at once.
+// with an empty path is sent at once. With Options.Transport the links carry every packet's
+// headers too (Transport.Wire), and a flow arrives Transport.Tail — its last packet's
+// store-and-forward through the switches — later than delay after it is sent; the caller puts
+// the rest of its protocol (SimAI's ACK back) in delay.
 //
 // # Batches
 //

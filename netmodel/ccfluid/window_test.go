@@ -1,0 +1,174 @@
+package ccfluid
+
+import (
+	"math"
+	"testing"
+
+	"simd/engine"
+	"simd/netmodel/fluid"
+)
+
+// windowConfig is repoConfig with SimAI's packets and ACKs and a window of w bytes (no VAR_WIN).
+func windowConfig(w float64) Config {
+	cfg := repoConfig()
+	cfg.Transport = fluid.SimAITransport(9000, 0)
+	cfg.Window = w
+	return cfg
+}
+
+// The backlog at which k window-bound flows balance a port: Σ 8·W/(a + 8q/C) = C, so with equal
+// flows q = k·W − C·a/8 (bytes), W being the window in flight on the wire: ⌈w/payload⌉ full
+// packets. k flows of a star into one 400 Gb/s port with 1 µs links and a window of 236,000
+// bytes (27 packets, 244,404 bytes on the wire): the queue rises at (k−1)·C until it holds
+// k·W − C·a/8 and stays there, below KMIN for k = 2 (no mark, no cut), above it for k = 8.
+func TestWindowsHoldTheQueue(t *testing.T) {
+	const w = 236000
+	for _, tc := range []struct {
+		k     int
+		marks bool
+	}{{2, false}, {8, true}} {
+		g := star(t, tc.k+1, G400, engine.Microsecond)
+		cfg := windowConfig(w)
+		cfg.DCQCN.RPTimer = engine.Second // no recovery: the test reads the queue before marks act
+		s, n, _, _ := setup(t, g, cfg)
+		for i := range tc.k {
+			n.Start([]int32{int32(2 * i), int32(2*tc.k + 1)}, []int32{int32(2*tc.k + 0), int32(2*i + 1)}, 1<<40, int64(i))
+		}
+		// The base round trip: 2 µs each way, a full packet on each of the two links, the
+		// 60-byte ACK on each link back.
+		a := 4e-6 + 2*9052*8/G400 + 2*60*8/G400
+		inFlight := math.Ceil(w/9000.0) * 9052
+		want := float64(tc.k)*inFlight - G400*a/8
+		// ACKs of the k flows come back on the receiver's NIC link, ahead of nothing here.
+		s.RunUntil(20 * engine.Microsecond)
+		got := n.Queue(int32(2*tc.k + 1))
+		if math.Abs(got-want) > 9052 {
+			t.Errorf("k=%d: queue %.0f bytes, want %.0f (k windows less a round trip's worth)", tc.k, got, want)
+		}
+		if m := n.Stats().Marks; (m > 0) != tc.marks {
+			t.Errorf("k=%d: %d marks (queue %.0f, KMIN 800 KB)", tc.k, m, got)
+		}
+	}
+}
+
+// An ACK waits behind the data packet its receiver's NIC (or a switch port) is sending: half a
+// full packet's transmission on average while the port is busy. Two flows between hosts A and B
+// across one switch at 200 Gb/s, 500 ns links, with a window of one round trip's worth: each
+// flow's ACKs leave B's NIC while B sends its own flow, and cross the switch port to A while it
+// carries B's data. Each round trip is a = 2 µs + 2·9052·8/C + 2·60·8/C plus 2·T/2, T = 9052·8/C,
+// and the flow sends ⌈w/9000⌉·9052 bytes per round trip. Alone, the same flow runs at C.
+func TestACKsWaitBehindData(t *testing.T) {
+	const c = 200e9
+	g := star(t, 2, c, 500*engine.Nanosecond)
+	base := 2e-6 + 2*9052*8/c + 2*60*8/c
+	w := math.Floor(2720e-9 * c / 8) // SimAI's maxBdp: 2·1 µs + 2·9000·8/C, at C
+	tr := fluid.SimAITransport(9000, 0)
+	const size = 32 << 20
+	ab, ba := []int32{0, 3}, []int32{2, 1}
+	for _, both := range []bool{false, true} {
+		cfg := windowConfig(w)
+		cfg.ECN = nil
+		s, n, rec, _ := setup(t, g, cfg)
+		n.Start(ab, ba, size, 1)
+		if both {
+			n.Start(ba, ab, size, 2)
+		}
+		s.Run()
+		inFlight := math.Ceil(w/9000.0) * 9052 * 8
+		rate := c
+		if both {
+			rate = math.Min(c, inFlight/(base+9052*8/c))
+		}
+		// Each port also carries the other flow's ACKs, sent ahead of data.
+		if both {
+			rate = math.Min(rate, c*9052/(9052+60))
+		}
+		sent := float64(tr.Wire(size)*8) / rate
+		got := rec.sentAt[1].Seconds()
+		if math.Abs(got-sent) > 0.002*sent {
+			t.Errorf("both=%v: sent after %.3f µs, want %.3f µs (%.1f Gb/s)", both, got*1e6, sent*1e6, rate/1e9)
+		}
+	}
+}
+
+// What the ACKs of a flow take from the links of their route: each data packet of 9,052 bytes
+// brings back a 60-byte ACK, and a NIC sends ACKs first. Two long flows A→B and B→A without
+// windows: each NIC port carries its own data and the other flow's ACKs, so each flow runs at
+// C·9052/(9052+60).
+func TestACKsTakeTheirShare(t *testing.T) {
+	g := star(t, 2, G400, engine.Microsecond)
+	cfg := repoConfig()
+	cfg.Transport = fluid.SimAITransport(9000, 0)
+	cfg.ECN = nil
+	s, n, _, _ := setup(t, g, cfg)
+	a := n.Start([]int32{0, 3}, []int32{2, 1}, 1<<40, 1)
+	b := n.Start([]int32{2, 1}, []int32{0, 3}, 1<<40, 2)
+	s.RunUntil(10 * engine.Microsecond)
+	want := G400 * 9052 / (9052 + 60)
+	for _, f := range []FlowID{a, b} {
+		if got := n.Injection(f); math.Abs(got-want) > 1e-6*want {
+			t.Errorf("flow %d injects %.4f Gb/s, want %.4f", f, got/1e9, want/1e9)
+		}
+	}
+}
+
+// A port serving k flows in turn sends their last packets one after another: flows that share
+// it equally finish, on average, (k−1)/2 last packets before the fluid's common instant. Four
+// 128 KiB flows out of one host's 400 Gb/s link to four others.
+func TestTurnsOfAPort(t *testing.T) {
+	const k = 4
+	g := star(t, k+1, G400, engine.Microsecond)
+	tr := fluid.SimAITransport(9000, 0)
+	for _, turns := range []bool{false, true} {
+		cfg := repoConfig()
+		cfg.Transport = tr
+		cfg.ECN = nil
+		s, n, rec, _ := setup(t, g, cfg)
+		flows := k
+		if !turns {
+			flows = 1
+		}
+		for i := range flows {
+			n.Start([]int32{0, int32(2*(i+1) + 1)}, []int32{int32(2 * (i + 1)), 1}, 128<<10, int64(i))
+		}
+		s.Run()
+		sent := float64(int64(flows)*tr.Wire(128<<10)*8) / G400
+		last := float64(tr.Last(128<<10) * 8)
+		for i := range int64(flows) {
+			got := rec.arrived[i].Seconds()
+			// Alone: the tail at C, 2 µs there, 2 µs and two ACKs back.
+			rate := G400 / float64(flows)
+			want := sent + float64(tr.Tail(128<<10, rate, []float64{G400, G400}))/1e12 + 4e-6 + 2*60*8/G400
+			want -= float64(flows-1) * last / G400 / 2
+			if math.Abs(got-want) > 2e-12 {
+				t.Errorf("%d flows: flow %d done at %.6f µs, want %.6f µs", flows, i, got*1e6, want*1e6)
+			}
+		}
+	}
+}
+
+// solveWindows against the closed form for k equal flows at line rate, q = k·W − C·a/8 (one alone
+// cannot queue: it sends at most C), and with a flow that no window holds back.
+func TestSolveWindows(t *testing.T) {
+	const c = 400e9
+	w := 244404.0 * 8
+	a := 4.5e-6
+	for _, k := range []int{2, 3, 8} {
+		ts := make([]wterm, k)
+		for i := range ts {
+			ts[i] = wterm{u: c, w: w, a: a}
+		}
+		q, ok := solveWindows(ts, c, 1)
+		want := math.Max(float64(k)*w/8-c*a/8, 0)
+		if !ok || math.Abs(q-want) > 1 {
+			t.Errorf("k=%d: q = %.1f (%v), want %.1f", k, q, ok, want)
+		}
+	}
+	// A flow that cannot send faster than 50 Gb/s whatever its window, and two that can: the
+	// two window-bound flows fill the rest.
+	ts := []wterm{{u: 50e9, w: w, a: a}, {u: c, w: w, a: a}, {u: c, w: w, a: a}}
+	q, _ := solveWindows(ts, c, 1)
+	if got := 50e9 + 2*w/(a+q*8/c); math.Abs(got-c) > 1e-6*c {
+		t.Errorf("mixed: at q = %.0f the flows send %.4f Gb/s, want %.0f", q, got/1e9, c/1e9)
+	}
+}

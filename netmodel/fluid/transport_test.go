@@ -1,0 +1,151 @@
+package fluid
+
+import (
+	"math"
+	"testing"
+
+	"simd/engine"
+)
+
+// SimAI's packet formats: 52 bytes of headers per data packet and a 60-byte ACK (PPP counted as
+// 14, IPv4 20, UDP 8, sequence header 10; the ACK's qbbHeader of 16 padded to a 60-byte frame);
+// HPCC adds its 42-byte INT header to both.
+func TestSimAITransportSizes(t *testing.T) {
+	for _, tc := range []struct {
+		intBytes, header, ack int64
+	}{
+		{0, 52, 60},
+		{HPCCIntBytes, 94, 92},
+	} {
+		tr := SimAITransport(9000, tc.intBytes)
+		if tr.Header != tc.header || tr.Ack != tc.ack || !tr.AtAck || tr.Payload != 9000 {
+			t.Errorf("INT %d: %+v, want header %d, ack %d, done at the ACK", tc.intBytes, tr, tc.header, tc.ack)
+		}
+	}
+}
+
+func TestTransportPackets(t *testing.T) {
+	tr := SimAITransport(9000, 0)
+	for _, tc := range []struct {
+		bytes, packets, wire, last int64
+	}{
+		{0, 1, 1 + 52, 1 + 52}, // an empty flow is one byte, as in SimAI
+		{1, 1, 53, 53},
+		{8192, 1, 8244, 8244},
+		{9000, 1, 9052, 9052},
+		{9001, 2, 9001 + 104, 1 + 52},
+		{1 << 20, 117, 1<<20 + 117*52, 1<<20 - 116*9000 + 52},
+	} {
+		if got := tr.Packets(tc.bytes); got != tc.packets {
+			t.Errorf("Packets(%d) = %d, want %d", tc.bytes, got, tc.packets)
+		}
+		if got := tr.Wire(tc.bytes); got != tc.wire {
+			t.Errorf("Wire(%d) = %d, want %d", tc.bytes, got, tc.wire)
+		}
+		if got := tr.Last(tc.bytes); got != tc.last {
+			t.Errorf("Last(%d) = %d, want %d", tc.bytes, got, tc.last)
+		}
+	}
+	if got := tr.Full(); got != 9052 {
+		t.Errorf("Full = %d", got)
+	}
+	var fluid Transport
+	if fluid.Wire(100) != 100 || fluid.Last(100) != 0 || fluid.Packets(100) != 1 || fluid.Full() != 0 {
+		t.Errorf("the zero Transport is not a pure fluid")
+	}
+}
+
+// The last packet's way through empty store-and-forward switches, from the moment its last bit
+// leaves the sender: closed forms for links of one rate C.
+func TestTail(t *testing.T) {
+	tr := SimAITransport(9000, 0)
+	const c = 400e9
+	ps := func(bits float64) engine.Time { return engine.Time(math.Ceil(bits / c * 1e12)) }
+	four := []float64{c, c, c, c}
+	for _, tc := range []struct {
+		name  string
+		bytes int64
+		rate  float64
+		rates []float64
+		want  engine.Time
+	}{
+		// One packet: each of the three switches stores it and sends it on.
+		{"one packet", 8192, c, four, ps(3 * 8244 * 8)},
+		// Many packets at line rate: the last one waits at each switch for the full packet
+		// before it, so the tail is three full packets, not three last ones.
+		{"line rate", 1 << 20, c, four, ps(3 * 9052 * 8)},
+		// At half the line rate the packet before the last ended 2τ earlier (τ: the last
+		// packet's time at C, T: a full one's): at the first switch the last packet no longer
+		// waits (T < 2τ here), but the full one gains T − τ on it at each switch, and from the
+		// second on it waits: 3T − τ.
+		{"half rate", 1 << 20, c / 2, four, ps(3*9052*8 - (1<<20-116*9000+52)*8)},
+		{"one link", 1 << 20, c, []float64{c}, 0},
+		{"no packets", 1 << 20, c, four, 0},
+	} {
+		tt := tr
+		if tc.name == "no packets" {
+			tt = Transport{}
+		}
+		if got := tt.Tail(tc.bytes, tc.rate, tc.rates); got < tc.want-1 || got > tc.want+1 {
+			t.Errorf("%s: Tail = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// A slower last link: the full packet before the last takes longer there.
+	got := tr.Tail(1<<20, c, []float64{c, c, c / 2})
+	// Leaving the sender: previous packet done −last/C before the last; at link 2 (rate C)
+	// it is done at −τ+T, the last at max(0, −τ+T)+τ = T; at link 3 (C/2) it is done at
+	// −τ+T+2T, the last at max(T, −τ+3T)+2τ = 3T+τ.
+	tau, full := float64((1<<20-116*9000+52)*8)/c, float64(9052*8)/c
+	if want := engine.Time(math.Ceil((3*full + tau) * 1e12)); got != want && got != want-1 && got != want+1 {
+		t.Errorf("slower last link: Tail = %v, want %v", got, want)
+	}
+}
+
+// One flow alone with packets: its links carry the headers, and it arrives its last packet's
+// tail after its last byte leaves; N flows on a link still get rate/N each.
+func TestNetworkTransport(t *testing.T) {
+	g := lineGraph(t, G400, G400)
+	tr := SimAITransport(9000, 0)
+	start := func() (*engine.Scheduler, *Network, *recorder) {
+		s := engine.NewScheduler()
+		rec := newRecorder()
+		n := NewWithOptions(s, g, rec, Options{Transport: tr})
+		rec.n = n
+		return s, n, rec
+	}
+	path := []int32{0, 2}
+	const bytes = 1 << 20
+	s, n, rec := start()
+	n.Start(path, bytes, engine.Microsecond, 1)
+	s.Run()
+	sent := engine.Time(math.Ceil(psFor(tr.Wire(bytes), G400)))
+	if got := rec.sentAt[1]; got < sent-1 || got > sent+1 {
+		t.Errorf("sent at %v, want %v (wire bytes at line rate)", got, sent)
+	}
+	tail := tr.Tail(bytes, G400, []float64{G400, G400})
+	if got, want := rec.arrived[1], rec.sentAt[1]+tail+engine.Microsecond; got != want {
+		t.Errorf("arrived at %v, want %v (sent + tail + delay)", got, want)
+	}
+	if got, want := n.LinkBytes(0), float64(tr.Wire(bytes)); math.Abs(got-want) > 1e-6 {
+		t.Errorf("link carried %v bytes, want %v with headers", got, want)
+	}
+
+	// Four flows on one link: each 100 Gb/s, sent together after 4·wire·8/C.
+	s, n, rec = start()
+	for i := range 4 {
+		n.Start(path, bytes, 0, int64(i))
+	}
+	s.RunUntil(engine.Nanosecond)
+	for i := range 4 {
+		if r := n.Rate(FlowID(i)); math.Abs(r-G100) > 1e-3 {
+			t.Errorf("flow %d at %v, want 100 Gb/s", i, r)
+		}
+	}
+	s.Run()
+	want := engine.Time(math.Ceil(psFor(4*tr.Wire(bytes), G400)))
+	for i := range int64(4) {
+		if at := rec.sentAt[i]; at < want-2 || at > want+2 {
+			t.Errorf("flow %d sent at %v, want %v", i, at, want)
+		}
+	}
+}
