@@ -1,0 +1,622 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The reference runs of testdata/ns3ref: SimAI's packet-level ns-3 runs (SimAI v1.6 with
+// ns-3-alibabacloud) of small workloads, with the per-layer report and the FCT of every flow.
+// TestNS3Reference runs simd's event mode on each and scores it two ways (bench/ns3score does
+// the same with the binary and wall-clock times):
+//
+//   - per-layer error: the largest |simd / ns-3 − 1| over the layers of the fwd + wg + ig total
+//     comm time of EndToEnd.csv. SimAI reports rank 0's view, and in a one-layer case rank 0 can
+//     be done before the last flow, so when that error is above 5% the span of the ns-3 FCTs
+//     (last finish − first start) is also accepted as the reference, and the smaller error counts;
+//   - flows: the median and p99 of |simd FCT / ns-3 FCT − 1| over the flows matched by
+//     (sip, dip, sport, dport, size) and, among equal keys, by start order, and the counts of
+//     flows only one side has.
+//
+// testdata/ns3ref/bounds.txt holds the bound of the per-layer error and of the flows median of
+// every case; a case above either fails. simd is deterministic, so the bounds (the measured value
+// rounded up to 3 decimals, plus 0.01) only leave room for small intended changes of the model.
+// go test ./cmd/simd -run NS3Reference -update (the flag of TestGolden) rewrites them from the
+// current results.
+const (
+	ns3RefDir    = "testdata/ns3ref"
+	ns3RefBounds = "testdata/ns3ref/bounds.txt"
+	// ns3SpanThreshold is the per-layer error above which a one-layer case is also compared with
+	// the FCT span.
+	ns3SpanThreshold = 0.05
+	// ns3BoundMargin is added to the measured values, rounded up to 3 decimals, by -update.
+	ns3BoundMargin = 0.01
+	// ns3ShortMaxFCT is the largest stored reference fct.txt(.gz) of a case that runs under
+	// -short: it skips the 128-GPU all-reduce (260,000 flows, about 1 s, and 14 s under the race
+	// detector).
+	ns3ShortMaxFCT = 1 << 20
+)
+
+// ns3EnvVars are the environment variables of SimAI that a case's env line may set; the ones
+// it does not set are unset for its run.
+var ns3EnvVars = []string{"AS_SEND_LAT", "AS_NVLS_ENABLE", "AS_PXN_ENABLE"}
+
+// ns3Case is one reference run: the folder with case.txt, SimAI.conf,
+// ncclFlowModel_EndToEnd.csv and fct.txt(.gz), and what case.txt says about it.
+type ns3Case struct {
+	name, dir          string
+	workload, topology string            // file names in the workloads and topo folders
+	env                map[string]string // the environment of the run
+	ns3Wall            float64           // wall-clock seconds of the ns-3 run, −1 if unknown
+}
+
+func readNS3Case(dir string) (ns3Case, error) {
+	c := ns3Case{name: filepath.Base(dir), dir: dir, env: map[string]string{}, ns3Wall: -1}
+	b, err := os.ReadFile(filepath.Join(dir, "case.txt"))
+	if err != nil {
+		return c, err
+	}
+	for line := range strings.Lines(string(b)) {
+		key, val, _ := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
+		switch key {
+		case "workload":
+			c.workload = strings.TrimSpace(val)
+		case "topology":
+			c.topology = strings.TrimSpace(val)
+		case "env":
+			for _, kv := range strings.Fields(val) {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok {
+					return c, fmt.Errorf("%s/case.txt: env %q: expected NAME=VALUE", dir, kv)
+				}
+				c.env[k] = v
+			}
+		case "ns3_wall": // [h:]m:s.ss as /usr/bin/time prints it
+			s := 0.0
+			for f := range strings.SplitSeq(strings.TrimSpace(val), ":") {
+				x, err := strconv.ParseFloat(f, 64)
+				if err != nil {
+					return c, fmt.Errorf("%s/case.txt: ns3_wall %q: %v", dir, val, err)
+				}
+				s = s*60 + x
+			}
+			c.ns3Wall = s
+		}
+	}
+	if c.workload == "" || c.topology == "" {
+		return c, fmt.Errorf("%s/case.txt: no workload or topology line", dir)
+	}
+	return c, nil
+}
+
+// ns3Cases lists the cases of root: every folder with a case.txt, by name.
+func ns3Cases(t *testing.T, root string) []ns3Case {
+	t.Helper()
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []ns3Case
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		if _, err := os.Stat(filepath.Join(dir, "case.txt")); !e.IsDir() || err != nil {
+			continue
+		}
+		c, err := readNS3Case(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, c)
+	}
+	if len(cases) == 0 {
+		t.Fatalf("no case in %s", root)
+	}
+	return cases
+}
+
+// openMaybeGzip opens path, or path.gz decompressed when path does not exist.
+func openMaybeGzip(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err == nil || !os.IsNotExist(err) {
+		return f, err
+	}
+	if f, err = os.Open(path + ".gz"); err != nil {
+		return nil, err
+	}
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s.gz: %v", path, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{z, f}, nil
+}
+
+// ns3LayerComm reads the fwd + wg + ig total comm time (µs) of every layer row of a SimAI
+// EndToEnd.csv: the rows after the three header lines, but for SUM and the closing total, with at
+// least 15 fields and numbers in fields 8, 11 and 14.
+func ns3LayerComm(path string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []float64
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for i := 0; sc.Scan(); i++ {
+		if i < 3 || sc.Text() == "" {
+			continue
+		}
+		r := strings.Split(sc.Text(), ",")
+		if name := strings.TrimSpace(r[0]); name == "SUM" || name == "total exposed comm" || len(r) < 15 {
+			continue
+		}
+		sum, ok := 0.0, true
+		for _, k := range []int{8, 11, 14} {
+			x, err := strconv.ParseFloat(strings.TrimSpace(r[k]), 64)
+			if err != nil {
+				ok = false
+				break
+			}
+			sum += x
+		}
+		if ok {
+			out = append(out, sum)
+		}
+	}
+	return out, sc.Err()
+}
+
+// ns3FCTSpan is the last finish − first start of the flows of an fct.txt (or fct.txt.gz), in µs;
+// ok is false without flows.
+func ns3FCTSpan(path string) (span float64, ok bool, err error) {
+	f, err := openMaybeGzip(path)
+	if err != nil {
+		return 0, false, err
+	}
+	defer f.Close()
+	var first, last int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		p := strings.Fields(sc.Text())
+		if len(p) < 8 {
+			continue
+		}
+		st, err1 := strconv.ParseInt(p[5], 10, 64)
+		d, err2 := strconv.ParseInt(p[6], 10, 64)
+		if err1 != nil || err2 != nil {
+			return 0, false, fmt.Errorf("%s: %q: expected whole start and FCT in ns", path, sc.Text())
+		}
+		if !ok || st < first {
+			first = st
+		}
+		if !ok || st+d > last {
+			last = st + d
+		}
+		ok = true
+	}
+	return float64(last-first) / 1000, ok, sc.Err()
+}
+
+// ns3LayerScore is the per-layer comparison of one case.
+type ns3LayerScore struct {
+	ns3Sum, simdSum float64 // total comm over the layers, µs
+	err             float64 // the per-layer error
+	problem         string  // why there is no error, if there is none
+}
+
+// scoreNS3Layers compares simd's EndToEnd.csv with the reference's, the one-layer span fallback
+// included (refFCT: the reference's fct.txt, read as fct.txt.gz when only that exists).
+func scoreNS3Layers(refCSV, simdCSV, refFCT string) ns3LayerScore {
+	a, err := ns3LayerComm(refCSV)
+	if err != nil || len(a) == 0 {
+		return ns3LayerScore{problem: "ns-3 reference has no layer rows"}
+	}
+	b, err := ns3LayerComm(simdCSV)
+	if err != nil {
+		return ns3LayerScore{problem: fmt.Sprintf("cannot read simd output: %v", err)}
+	}
+	if len(a) != len(b) {
+		return ns3LayerScore{problem: fmt.Sprintf("layer rows: ns-3 %d, simd %d", len(a), len(b))}
+	}
+	s := ns3LayerScore{err: math.Inf(-1)}
+	for i, x := range a {
+		e := math.Abs(b[i])
+		if x != 0 {
+			e = math.Abs(x-b[i]) / x
+		}
+		s.err = max(s.err, e)
+		s.ns3Sum += x
+		s.simdSum += b[i]
+	}
+	if s.err > ns3SpanThreshold && len(a) == 1 {
+		if span, ok, err := ns3FCTSpan(refFCT); err == nil && ok && span != 0 {
+			s.err = min(s.err, math.Abs(span-b[0])/span)
+		}
+	}
+	return s
+}
+
+// ns3Flow is a flow of an fct.txt: its key (sip, dip, sport, dport and size as written, joined by
+// single spaces), start and FCT in ns.
+type ns3Flow struct {
+	key        string
+	start, fct int64
+}
+
+// readNS3Flows reads an fct.txt (or fct.txt.gz) sorted by key, then start, then FCT.
+func readNS3Flows(path string) ([]ns3Flow, error) {
+	f, err := openMaybeGzip(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var flows []ns3Flow
+	sc := bufio.NewScanner(bufio.NewReaderSize(f, 1<<16))
+	for sc.Scan() {
+		line := sc.Text()
+		x := strings.Fields(line)
+		if len(x) < 8 {
+			continue
+		}
+		st, err1 := strconv.ParseInt(x[5], 10, 64)
+		d, err2 := strconv.ParseInt(x[6], 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s: %q: expected whole start and FCT in ns", path, line)
+		}
+		flows = append(flows, ns3Flow{ns3FlowKey(line, x[:5]), st, d})
+	}
+	slices.SortFunc(flows, func(p, q ns3Flow) int {
+		if c := strings.Compare(p.key, q.key); c != 0 {
+			return c
+		}
+		if c := cmpInt64(p.start, q.start); c != 0 {
+			return c
+		}
+		return cmpInt64(p.fct, q.fct)
+	})
+	return flows, sc.Err()
+}
+
+// ns3FlowKey joins the five fields of a line with single spaces: the line's own bytes when they
+// are written that way, as simd and ns-3 write them.
+func ns3FlowKey(line string, fields []string) string {
+	pos := 0
+	for i, f := range fields {
+		if i > 0 {
+			if pos >= len(line) || line[pos] != ' ' {
+				return strings.Join(fields, " ")
+			}
+			pos++
+		}
+		if !strings.HasPrefix(line[pos:], f) {
+			return strings.Join(fields, " ")
+		}
+		pos += len(f)
+	}
+	return line[:pos]
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ns3FlowScore is the flow-level comparison of one case.
+type ns3FlowScore struct {
+	matched          int     // flows compared (those with a positive reference FCT)
+	median, p99      float64 // of |simd FCT / ns-3 FCT − 1|
+	onlyNS3, onlySim int     // flows only the reference, or only simd, has
+	problem          string  // why there is no comparison, if there is none
+}
+
+// scoreNS3Flows matches simd's flows with the reference's by key and, among equal keys, by start
+// order.
+func scoreNS3Flows(refFCT, simdFCT string) ns3FlowScore {
+	a, err := readNS3Flows(refFCT)
+	if err != nil {
+		return ns3FlowScore{problem: err.Error()}
+	}
+	b, err := readNS3Flows(simdFCT)
+	if err != nil {
+		return ns3FlowScore{problem: err.Error()}
+	}
+	var s ns3FlowScore
+	var errs []float64
+	// group is the end of the run of flows with the key of flows[i].
+	group := func(flows []ns3Flow, i int) int {
+		j := i + 1
+		for j < len(flows) && flows[j].key == flows[i].key {
+			j++
+		}
+		return j
+	}
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		switch {
+		case j == len(b) || i < len(a) && a[i].key < b[j].key:
+			e := group(a, i)
+			s.onlyNS3 += e - i
+			i = e
+		case i == len(a) || b[j].key < a[i].key:
+			e := group(b, j)
+			s.onlySim += e - j
+			j = e
+		default:
+			ea, eb := group(a, i), group(b, j)
+			for k := range min(ea-i, eb-j) {
+				if x, y := a[i+k], b[j+k]; x.fct > 0 {
+					errs = append(errs, math.Abs(float64(y.fct)/float64(x.fct)-1))
+				}
+			}
+			s.onlyNS3 += max(0, (ea-i)-(eb-j))
+			s.onlySim += max(0, (eb-j)-(ea-i))
+			i, j = ea, eb
+		}
+	}
+	if len(errs) == 0 {
+		s.problem = "no matched flows"
+		return s
+	}
+	sort.Float64s(errs)
+	n := len(errs)
+	s.matched = n
+	s.median, s.p99 = errs[n/2], errs[min(n-1, int(float64(n)*0.99))]
+	return s
+}
+
+// String is the table's flows_med/p99 cell: "-" without flows to compare.
+func (s ns3FlowScore) String() string {
+	if s.problem != "" {
+		return "-"
+	}
+	out := fmt.Sprintf("%.3f/%.3f", s.median, s.p99)
+	if s.onlyNS3 != 0 || s.onlySim != 0 {
+		out += fmt.Sprintf("(unmatched %d/%d)", s.onlyNS3, s.onlySim)
+	}
+	return out
+}
+
+// ns3Result is one row of the score table.
+type ns3Result struct {
+	c      ns3Case
+	failed string // simd's exit and last stderr line when it failed
+	layers ns3LayerScore
+	flows  ns3FlowScore
+	wall   float64 // seconds simd took
+	// skipped is set for a case -short skips.
+	skipped bool
+}
+
+// ns3FCTSize is the size of a case's stored fct.txt or fct.txt.gz, 0 without one.
+func ns3FCTSize(c ns3Case) int64 {
+	for _, n := range []string{"fct.txt", "fct.txt.gz"} {
+		if fi, err := os.Stat(filepath.Join(c.dir, n)); err == nil {
+			return fi.Size()
+		}
+	}
+	return 0
+}
+
+// The table's layout: a header of ns3TableHead, rows of ns3TableRow.
+const (
+	ns3TableHead = "%-42s %10s %10s %8s %16s %9s %8s\n"
+	ns3TableRow  = "%-42s %10s %10s %8s %16s %9s %8.2f"
+)
+
+func ns3Table(rows []ns3Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, ns3TableHead, "case", "ns3_us", "simd_us", "err", "flows_med/p99", "ns3_s", "simd_s")
+	for _, r := range rows {
+		switch {
+		case r.skipped:
+			fmt.Fprintf(&b, "%-42s skipped under -short\n", r.c.name)
+			continue
+		case r.failed != "":
+			fmt.Fprintf(&b, "%-42s simd failed: %s\n", r.c.name, r.failed)
+			continue
+		}
+		ns3us, simdus, e := "-", "-", "-"
+		if r.layers.problem == "" {
+			ns3us, simdus, e = fmt.Sprintf("%.1f", r.layers.ns3Sum), fmt.Sprintf("%.1f", r.layers.simdSum), fmt.Sprintf("%.4f", r.layers.err)
+		}
+		ns3s := "-"
+		if r.c.ns3Wall >= 0 {
+			ns3s = strconv.FormatFloat(r.c.ns3Wall, 'g', 6, 64)
+			if r.c.ns3Wall == math.Trunc(r.c.ns3Wall) && r.c.ns3Wall < 1e15 {
+				ns3s = strconv.FormatInt(int64(r.c.ns3Wall), 10)
+			}
+		}
+		fmt.Fprintf(&b, ns3TableRow, r.c.name, ns3us, simdus, e, r.flows, ns3s, r.wall)
+		if r.layers.problem != "" {
+			b.WriteString("  " + r.layers.problem)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// runNS3Case runs simd's event mode on a case in a fresh folder, in this process, with the
+// case's environment, and scores its outputs.
+func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
+	t.Helper()
+	for _, k := range ns3EnvVars {
+		t.Setenv(k, "") // restored at the end of the test
+		os.Unsetenv(k)
+	}
+	for k, v := range c.env {
+		t.Setenv(k, v)
+	}
+	abs := func(p string) string { return mustAbs(t, p) }
+	dir := t.TempDir()
+	args := []string{"-w", abs(filepath.Join(root, "workloads", c.workload)), "-n", abs(filepath.Join(root, "topo", c.topology)),
+		"-c", abs(filepath.Join(c.dir, "SimAI.conf")), "-o", "out", "-quiet"}
+	start := time.Now()
+	code, _, errOut := runCLI(t, dir, args...)
+	r := ns3Result{c: c, wall: time.Since(start).Seconds()}
+	if code != exitOK {
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		r.failed = fmt.Sprintf("exit %d: %s", code, lines[len(lines)-1])
+		return r
+	}
+	out := filepath.Join(dir, "out")
+	csvs, _ := filepath.Glob(filepath.Join(out, "*EndToEnd.csv"))
+	if len(csvs) == 0 {
+		r.failed = "no EndToEnd.csv"
+		return r
+	}
+	refFCT := filepath.Join(c.dir, "fct.txt")
+	r.layers = scoreNS3Layers(filepath.Join(c.dir, "ncclFlowModel_EndToEnd.csv"), csvs[0], refFCT)
+	r.flows = scoreNS3Flows(refFCT, filepath.Join(out, "fct.txt"))
+	return r
+}
+
+// ns3Bound is a case's line of bounds.txt; a negative flows bound ("-") means the case has no
+// flows to compare.
+type ns3Bound struct{ layers, flows float64 }
+
+func readNS3Bounds(path string) (map[string]ns3Bound, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]ns3Bound{}
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		bad := fmt.Errorf("%s:%d: %q: expected CASE LAYER_BOUND FLOWS_MEDIAN_BOUND (a number, or - without flows)", path, i+1, line)
+		if len(f) != 3 {
+			return nil, bad
+		}
+		l, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return nil, bad
+		}
+		fl := -1.0
+		if f[2] != "-" {
+			if fl, err = strconv.ParseFloat(f[2], 64); err != nil {
+				return nil, bad
+			}
+		}
+		out[f[0]] = ns3Bound{l, fl}
+	}
+	return out, nil
+}
+
+// ns3BoundOf is what -update writes for a measured value: rounded up to 3 decimals, plus the margin.
+func ns3BoundOf(v float64) float64 {
+	return math.Ceil(v*1000-1e-9)/1000 + ns3BoundMargin
+}
+
+func writeNS3Bounds(path string, bounds map[string]ns3Bound) error {
+	var b strings.Builder
+	b.WriteString("# Bounds of TestNS3Reference (cmd/simd/ns3ref_test.go), one line per case of this folder:\n" +
+		"# case, the largest per-layer error |simd / ns-3 - 1| of the fwd+wg+ig total comm, and the largest\n" +
+		"# median of |simd FCT / ns-3 FCT - 1| over the matched flows (- when the case has no flows).\n" +
+		"# Each is the measured value rounded up to 3 decimals plus 0.01; rewrite with\n" +
+		"#   go test ./cmd/simd -run NS3Reference -update\n")
+	names := make([]string, 0, len(bounds))
+	for n := range bounds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fl := "-"
+		if bounds[n].flows >= 0 {
+			fl = fmt.Sprintf("%.3f", bounds[n].flows)
+		}
+		fmt.Fprintf(&b, "%-42s %.3f %s\n", n, bounds[n].layers, fl)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// TestNS3Reference scores simd's event mode against SimAI's packet-level ns-3 runs of
+// testdata/ns3ref and checks the scores against testdata/ns3ref/bounds.txt; -v shows the table.
+func TestNS3Reference(t *testing.T) {
+	cases := ns3Cases(t, ns3RefDir)
+	bounds := map[string]ns3Bound{}
+	if b, err := readNS3Bounds(ns3RefBounds); err == nil {
+		bounds = b
+	} else if !*updateGolden {
+		t.Fatalf("%v (go test ./cmd/simd -run NS3Reference -update writes it)", err)
+	}
+	var rows []ns3Result
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if testing.Short() && ns3FCTSize(c) > ns3ShortMaxFCT {
+				rows = append(rows, ns3Result{c: c, skipped: true})
+				t.Skipf("-short: the reference has %d bytes of FCTs", ns3FCTSize(c))
+			}
+			r := runNS3Case(t, ns3RefDir, c)
+			rows = append(rows, r)
+			switch {
+			case r.failed != "":
+				t.Errorf("simd failed: %s", r.failed)
+				return
+			case r.layers.problem != "":
+				t.Errorf("per-layer comparison: %s", r.layers.problem)
+				return
+			}
+			if *updateGolden {
+				nb := ns3Bound{layers: ns3BoundOf(r.layers.err), flows: -1}
+				if r.flows.problem == "" {
+					nb.flows = ns3BoundOf(r.flows.median)
+				}
+				bounds[c.name] = nb
+				return
+			}
+			b, ok := bounds[c.name]
+			if !ok {
+				t.Errorf("no line in %s (go test ./cmd/simd -run NS3Reference -update writes it)", ns3RefBounds)
+				return
+			}
+			if r.layers.err > b.layers {
+				t.Errorf("per-layer error %.4f is above its bound %.3f", r.layers.err, b.layers)
+			}
+			switch {
+			case b.flows < 0 && r.flows.problem == "":
+				t.Errorf("flows: the bound is - but %d flows were compared (median %.3f)", r.flows.matched, r.flows.median)
+			case b.flows >= 0 && r.flows.problem != "":
+				t.Errorf("flows: %s", r.flows.problem)
+			case b.flows >= 0 && r.flows.median > b.flows:
+				t.Errorf("flows median %.4f is above its bound %.3f", r.flows.median, b.flows)
+			}
+		})
+	}
+	if *updateGolden {
+		for n := range bounds { // cases that no longer exist
+			if !slices.ContainsFunc(cases, func(c ns3Case) bool { return c.name == n }) {
+				delete(bounds, n)
+			}
+		}
+		if err := writeNS3Bounds(ns3RefBounds, bounds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	table := ns3Table(rows)
+	if t.Failed() {
+		t.Errorf("SimAI's ns-3 runs against simd (bounds in %s):\n%s", ns3RefBounds, table)
+	} else {
+		t.Logf("SimAI's ns-3 runs against simd:\n%s", table)
+	}
+}
