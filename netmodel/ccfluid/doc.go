@@ -20,8 +20,9 @@
 // and the flow is "sent" (Observer.FlowSent) when the last one has.
 //
 // Packets and ACKs (Config.Transport). A flow's links carry its payload and every packet's
-// headers. Every data packet brings back an ACK on the ACK's own route (Start's ack), an ACK
-// stream of Ack/Full of the flow's injection that loads those links. The flow is done
+// headers. Every data packet brings back an ACK on the ACK's own route (Start's ack), which the
+// receiving NIC sends ahead of its data: a NIC port that has answered a flow keeps room for
+// ACKs from then on, Full/(Full+Ack) of its rate for its data (applyFlow). The flow is done
 // (Observer.FlowArrived) when its last byte has left the last queue of its path, the switches
 // have stored its last packet (fluid.Transport.Tail), and — with Transport.AtAck — the ACK has
 // crossed the queues of its route back, behind the data queued there.

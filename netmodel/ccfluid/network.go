@@ -138,7 +138,6 @@ type flow struct {
 	at           engine.Time
 	inj          float64 // bits/s the NIC injects now
 	cinj         float64 // the injection the links' arrival sums hold for this flow
-	cack         float64 // the ACK stream the links of its ACK route hold for it
 	extent       int32   // hops [0, extent) hold cinj in their arrivals
 	gen          uint32
 	state        uint8
@@ -189,7 +188,7 @@ type link struct {
 	hasECN bool
 	on     []entry
 	ackOn  []entry // windowed flows whose ACKs cross it (hop: the ACK hop's index in the arena chunk)
-	ackArr float64 // the part of arr that is ACKs, bits/s
+	acks   bool    // a NIC port that has answered flows: it keeps room for ACKs (shareNIC)
 	// The flows of the NIC port sent at instant rrAt: rrK of them, rrJ sent so far (sent).
 	rrAt     engine.Time
 	rrK, rrJ int32
@@ -379,7 +378,7 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	now := n.s.Now()
 	f.tag, f.bytes, f.hops, f.start = tag, bytes, h, now
 	f.wire = n.cfg.Transport.Wire(bytes)
-	f.rem, f.at, f.inj, f.cinj, f.extent, f.cack = float64(f.wire), now, 0, 0, 0, 0
+	f.rem, f.at, f.inj, f.cinj, f.extent = float64(f.wire), now, 0, 0, 0
 	f.gen++
 	f.state = stateSending
 	f.sendT, f.ccT = engine.Timer{}, engine.Timer{}
@@ -562,8 +561,8 @@ func (n *Network) setArrival(l int32, d float64, now engine.Time) {
 	lk.arr += d
 	if lk.arr < 1e-6*lk.capa {
 		lk.arr = max(lk.arr, 0)
-		if len(lk.on) == 0 && lk.ackArr < 1e-6*lk.capa {
-			lk.arr, lk.ackArr = 0, 0
+		if len(lk.on) == 0 {
+			lk.arr = 0
 		}
 	}
 	n.linkDirty(l)
@@ -597,19 +596,20 @@ func (n *Network) applyFlow(id int32, now engine.Time) {
 		}
 	}
 	f.extent, f.cinj = ext, inj
-	if f.ack > 0 && n.ackShare > 0 {
-		// Its receiver answers every packet: an ACK stream of Ack/Full of what it delivers,
-		// on the ACK route (ACKs queue with data in switches, ahead of it in the NIC).
-		a := float64(inj * n.ackShare)
-		if d := a - f.cack; d != 0 {
-			for _, l := range n.arena[f.off+f.hops : f.off+f.hops+f.ack] {
-				n.links[l].ackArr += d
-				n.setArrival(l, d, now)
-				if len(n.links[l].src) > 0 {
-					n.nicDirty(l) // a NIC sends ACKs first: its queue pairs share the rest
-				}
+	if f.ack > 0 && n.ackShare > 0 && inj > 0 {
+		// Its receiver answers every packet, ahead of its own data (ns-3's NIC sends ACKs
+		// first): an ACK stream of ackShare of what it receives. The receiver's NIC keeps room
+		// for that from then on, as if it received as much as it sends, as it does in the
+		// rings and all-to-alls that make it answer. Kept exact, the room would follow every
+		// incoming flow's start and end: a port's share would move by a few parts in a
+		// thousand at instants set by another flow's path, and the flows of a ring, which
+		// finish together, would finish at as many different instants as they have senders.
+		// A sender that never receives keeps all of its rate.
+		if lk := &n.links[n.arena[f.off+f.hops]]; !lk.acks {
+			lk.acks = true
+			if len(lk.src) > 0 {
+				n.nicDirty(n.arena[f.off+f.hops])
 			}
-			f.cack = a
 		}
 	}
 }
@@ -685,8 +685,10 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 	n.stats.Demands += uint64(len(n.links[l].src))
 	lk := &n.links[l]
 	c := n.capOf(l)
-	if c > 0 {
-		c = max(c-lk.ackArr, 0) // the NIC sends its ACKs first
+	if lk.acks {
+		// The NIC sends its ACKs first: receiving as much as it sends, it answers ackShare of
+		// its data rate, d·(1 + ackShare) = c.
+		c /= 1 + n.ackShare
 	}
 	n.fill = n.fill[:0]
 	total := 0.0
