@@ -1,7 +1,10 @@
 package ccfluid
 
 import (
+	"cmp"
 	"math"
+	"slices"
+	"sort"
 
 	"simd/engine"
 )
@@ -243,12 +246,14 @@ func (n *Network) armWindow(l int32, now engine.Time) {
 // congestion-control rate, or its port's fair share when that is lower), a_i its base round
 // trip (the other queues it meets are left out: the target is where the port shares next,
 // with every queue counted, and a target set too high is corrected then). ok is false when no
-// flow's window can balance the link. The link remembers its last solution and the flows'
-// terms it came from, and reuses it while they are the same.
+// flow's window can balance the link. The link remembers its last solution and reuses it while
+// the flows still send c there.
 func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
 	lk := &n.links[l]
 	n.wterms = n.wterms[:0]
-	var su, sw float64
+	// Beside the terms, what they send at the last solution q0, and how fast that falls with q.
+	q0, x0 := lk.wsol.q, float64(lk.wsol.q*8/c)
+	var su, s0, ds0 float64
 	for _, e := range lk.on {
 		f := &n.flows[e.f]
 		if f.state != stateSending || e.hop >= f.extent || f.cinj <= 0 {
@@ -256,83 +261,170 @@ func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
 		}
 		t := wterm{u: min(n.ccRate(e.f), f.lim), w: float64(n.window(e.f) * 8), a: f.rtt0}
 		su += t.u
-		sw += t.w + t.a
+		if r := t.w / (t.a + x0); r < t.u {
+			s0 += r
+			ds0 -= float64(r / (t.a + x0) * 8 / c)
+		} else {
+			s0 += t.u
+		}
 		n.wterms = append(n.wterms, t)
 	}
 	if len(n.wterms) == 0 {
 		return 0, false
 	}
-	if lk.wsol.n == len(n.wterms) && lk.wsol.su == su && lk.wsol.sw == sw && lk.wsol.c == c {
-		return lk.wsol.q, lk.wsol.ok
+	if su <= c {
+		return 0, true // they cannot send more than the link: no backlog, whatever the windows
 	}
-	q, ok = solveWindows(n.wterms, c, float64(max(n.cfg.Transport.Full()/10, 1)))
-	lk.wsol = windowSolution{n: len(n.wterms), su: su, sw: sw, c: c, q: q, ok: ok}
+	// The last solution stands while it is still one, within the tolerance: the flows' rates
+	// move at every congestion-control step, but those their windows bind do not change it.
+	tol := float64(max(n.cfg.Transport.Full()/10, 1))
+	if lk.wsol.ok && lk.wsol.c == c && (q0 == 0 && s0 <= c || q0 > 0 && math.Abs(s0-c) <= float64(-ds0*tol)) {
+		return q0, true
+	}
+	from := 0.0
+	if lk.wsol.ok && lk.wsol.c == c && s0 > c {
+		from = q0 // below the root
+	}
+	q, ok = solveWindows(n.wterms, c, tol, from)
+	lk.wsol = windowSolution{c: c, q: q, ok: ok}
 	return q, ok
 }
 
-// windowSolution is a link's last windowTarget: the flows' count and sums it was solved for, and
-// the answer.
+// windowSolution is a link's last windowTarget: the link's rate it was solved for, and the
+// answer.
 type windowSolution struct {
-	n         int
-	su, sw, c float64
-	q         float64
-	ok        bool
+	c, q float64
+	ok   bool
 }
 
 // solveWindows finds the backlog q (bytes, within tol) at which the terms send c:
-// Σ min(u, w/(a + 8q/c)) = c. The sum falls with q and is convex, so Newton's method from a
-// point below the root stays below it and converges from there; where no window binds yet the
-// sum is flat, and the next breakpoint (the backlog at which the next window binds) is taken
-// instead.
-func solveWindows(ts []wterm, c, tol float64) (float64, bool) {
+// Σ min(u, w/(a + 8q/c)) = c. A term is bound by its window from its breakpoint on, the backlog
+// b = (w/u − a)·c/8 at which w/(a + 8b/c) = u; the sum falls with q. The terms are sorted by
+// breakpoint and the breakpoints bisected for the segment in which the sum crosses c: an incast
+// of hundreds of flows has as many breakpoints, and walking them one by one would cost the
+// square of its size. Within the segment the bound set is fixed and the sum convex, so Newton's
+// method from the segment's start (below the root) converges to it from below. ts is reordered.
+// from is a backlog known to be at most the root (0, or the last solution when the flows send
+// more than c there): first, a few steps from it without sorting (climbWindows) settle most
+// changes.
+func solveWindows(ts []wterm, c, tol, from float64) (float64, bool) {
 	k := 8 / c // seconds of round trip per byte of backlog
-	// A term is bound by its window from its breakpoint on, where w/(a + kq) = u; comparing q
-	// with it, rather than the two rates, keeps a term from staying unbound at its own
-	// breakpoint by rounding.
-	sum := func(q float64) (s, ds, next float64) {
-		x := float64(q * k)
-		next = math.Inf(1)
-		for _, t := range ts {
-			if b := (t.w/t.u - t.a) / k; q >= b {
-				r := t.w / (t.a + x)
-				s += r
-				ds -= float64(r / (t.a + x) * k)
-			} else {
-				s += t.u
-				next = min(next, b)
-			}
-		}
-		return s, ds, next
+	for i := range ts {
+		ts[i].b = (ts[i].w/ts[i].u - ts[i].a) / k
 	}
-	q := 0.0
-	s, ds, next := sum(q)
-	if s <= c {
+	if q, done := climbWindows(ts, c, tol, from); done {
+		return q, true
+	}
+	// Ties are broken on every field, so the order (and the sums' rounding) does not depend on
+	// the sort's algorithm.
+	slices.SortFunc(ts, func(x, y wterm) int {
+		switch {
+		case x.b != y.b:
+			return cmp.Compare(x.b, y.b)
+		case x.a != y.a:
+			return cmp.Compare(x.a, y.a)
+		case x.w != y.w:
+			return cmp.Compare(x.w, y.w)
+		}
+		return cmp.Compare(x.u, y.u)
+	})
+	// sum is what the terms send at backlog q with the first nb of them bound (comparing q with
+	// the breakpoints, not the two rates, keeps a term from staying unbound at its own
+	// breakpoint by rounding), and its derivative.
+	sum := func(q float64, nb int) (s, ds float64) {
+		x := float64(q * k)
+		for _, t := range ts[:nb] {
+			r := t.w / (t.a + x)
+			s += r
+			ds -= float64(r / (t.a + x) * k)
+		}
+		for _, t := range ts[nb:] {
+			s += t.u
+		}
+		return s, ds
+	}
+	bound := func(q float64) int {
+		return sort.Search(len(ts), func(i int) bool { return ts[i].b > q })
+	}
+	if s, _ := sum(0, bound(0)); s <= c {
 		return 0, true
 	}
+	// The first breakpoint at which the terms send c or less ends the segment; it starts at
+	// the one before (or at 0).
+	end := sort.Search(len(ts), func(i int) bool {
+		if ts[i].b <= 0 || math.IsInf(ts[i].b, 1) {
+			return math.IsInf(ts[i].b, 1)
+		}
+		s, _ := sum(ts[i].b, bound(ts[i].b))
+		return s <= c
+	})
+	q := 0.0
+	if end > 0 {
+		q = max(ts[end-1].b, 0)
+	}
+	nb := bound(q)
+	if nb == 0 {
+		return 0, false // nothing binds, however long the queue: the link cannot balance
+	}
 	for range 64 {
-		step := math.Inf(1)
-		if ds < 0 {
-			step = (s - c) / -ds
+		s, ds := sum(q, nb)
+		if s <= c || ds >= 0 {
+			return q, true
 		}
-		if next < q+step {
-			// A window binds before the tangent reaches c: go to it, and on from there.
-			q = next
-		} else if math.IsInf(step, 1) {
-			return 0, false // nothing binds, however long the queue: the link cannot balance
-		} else {
-			q += step
-			if step <= tol {
-				return q, true
-			}
+		step := (s - c) / -ds
+		q += step
+		if end < len(ts) && q >= ts[end].b {
+			return ts[end].b, true
 		}
-		s, ds, next = sum(q)
-		if s <= c {
+		if step <= tol {
 			return q, true
 		}
 	}
 	return q, true
 }
 
+// climbWindows is Newton's method from q, at most the root, that goes to the next breakpoint
+// when no window binds enough to move the sum: done when it converges within climbSteps steps.
+func climbWindows(ts []wterm, c, tol, q float64) (float64, bool) {
+	k := 8 / c
+	for range climbSteps {
+		var s, ds float64
+		next := math.Inf(1)
+		x := float64(q * k)
+		for _, t := range ts {
+			if q >= t.b {
+				r := t.w / (t.a + x)
+				s += r
+				ds -= float64(r / (t.a + x) * k)
+			} else {
+				s += t.u
+				next = min(next, t.b)
+			}
+		}
+		if s <= c {
+			return q, true
+		}
+		step := math.Inf(1)
+		if ds < 0 {
+			step = (s - c) / -ds
+		}
+		switch {
+		case next < q+step:
+			q = next // a window binds before the tangent reaches c: on from there
+		case math.IsInf(step, 1):
+			return 0, false // nothing binds: the sorted search says so
+		case step <= tol:
+			return q + step, true
+		default:
+			q += step
+		}
+	}
+	return 0, false
+}
+
+// climbSteps bounds climbWindows: an incast with more breakpoints to cross is sorted instead.
+const climbSteps = 8
+
 // wterm is one flow's part in windowTarget: its rate without the window, its window in bits,
-// and its base round trip, seconds.
-type wterm struct{ u, w, a float64 }
+// its base round trip, seconds, and (solveWindows) its breakpoint, bytes of backlog.
+type wterm struct{ u, w, a, b float64 }

@@ -163,7 +163,7 @@ func TestSolveWindows(t *testing.T) {
 		for i := range ts {
 			ts[i] = wterm{u: c, w: w, a: a}
 		}
-		q, ok := solveWindows(ts, c, 1)
+		q, ok := solveWindows(ts, c, 1, 0)
 		want := math.Max(float64(k)*w/8-c*a/8, 0)
 		if !ok || math.Abs(q-want) > 1 {
 			t.Errorf("k=%d: q = %.1f (%v), want %.1f", k, q, ok, want)
@@ -172,8 +172,21 @@ func TestSolveWindows(t *testing.T) {
 	// A flow that cannot send faster than 50 Gb/s whatever its window, and two that can: the
 	// two window-bound flows fill the rest.
 	ts := []wterm{{u: 50e9, w: w, a: a}, {u: c, w: w, a: a}, {u: c, w: w, a: a}}
-	q, _ := solveWindows(ts, c, 1)
+	q, _ := solveWindows(ts, c, 1, 0)
 	if got := 50e9 + 2*w/(a+q*8/c); math.Abs(got-c) > 1e-6*c {
 		t.Errorf("mixed: at q = %.0f the flows send %.4f Gb/s, want %.0f", q, got/1e9, c/1e9)
+	} // An incast of 300 flows capped at 300 different rates, 1% to 2% of C, so that the backlog
+	// at which they send C lies beyond the breakpoints of most of them: it sends exactly C.
+	ts = ts[:0]
+	for i := range 300 {
+		ts = append(ts, wterm{u: c / 100 * (1 + float64(i)/300), w: w, a: a})
+	}
+	q, ok := solveWindows(ts, c, 1e-3, 0)
+	got := 0.0
+	for _, t := range ts {
+		got += math.Min(t.u, t.w/(t.a+q*8/c))
+	}
+	if !ok || math.Abs(got-c) > 1e-6*c {
+		t.Errorf("incast: at q = %.0f (%v) the flows send %.4f Gb/s, want %.0f", q, ok, got/1e9, c/1e9)
 	}
 }
