@@ -12,7 +12,7 @@ import "slices"
 // the same (time, seq) order as if every event were in the heap.
 
 // defaultMaxLines bounds the number of delay lines a queue keeps: the earliest head is found by
-// scanning them, so a component that uses many distinct delays falls back to the heap.
+// scanning them, so a component that uses many distinct delays at once falls back to the heap.
 const defaultMaxLines = 16
 
 // lineEntry is one event on a delay line.
@@ -76,11 +76,24 @@ func (q *eventQueue) pushLine(d, at Time, h HandlerID, target int32, arg int64) 
 			if limit == 0 {
 				limit = defaultMaxLines
 			}
-			if len(q.lines) >= limit {
-				return false
+			if len(q.lines) < limit {
+				q.lines = append(q.lines, delayLine{d: d})
+				i = len(q.lines) - 1
+			} else {
+				// An empty line takes the new delay: the delays a component uses drift over
+				// a run (a network's paths and tails as its load changes), and lines kept for
+				// delays no longer used would send every later one to the heap.
+				for j := range q.lines {
+					if q.lines[j].n == 0 {
+						i = j
+						q.lines[j].d, q.lines[j].head = d, 0
+						break
+					}
+				}
+				if i < 0 {
+					return false
+				}
 			}
-			q.lines = append(q.lines, delayLine{d: d})
-			i = len(q.lines) - 1
 		}
 		q.lastLine = i
 	}

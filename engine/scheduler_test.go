@@ -758,3 +758,23 @@ func checkQueue(t *testing.T, q *eventQueue) {
 			len(q.slots), len(q.pos), free, len(q.free), q.len())
 	}
 }
+
+// Delays that drift over a run keep using the delay lines: a line whose events have all run
+// takes the next new delay, so with two lines, ten delays used one after another never reach
+// the heap.
+func TestDelayLinesFollowDriftingDelays(t *testing.T) {
+	s, h := newScript(t)
+	s.q.maxLines = 2
+	for i := range 10 {
+		d := Time(100 + i)
+		s.AfterFixed(d, h.id, int32(i), 0)
+		s.AfterFixed(d, h.id, int32(i), 1)
+		if n := s.q.len(); n != 0 {
+			t.Fatalf("delay %d: %d events in the heap, want 0 (both on a line)", d, n)
+		}
+		s.Run()
+	}
+	if len(h.got) != 20 {
+		t.Fatalf("%d events ran, want 20", len(h.got))
+	}
+}
