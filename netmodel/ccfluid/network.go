@@ -281,7 +281,7 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	for l := range n.links {
 		k := &n.links[l]
 		k.capa, k.delay = g.Rate(int32(l)), g.Delay(int32(l))
-		n.kin[l] = linkKin{inv: 1 / k.capa, delay: k.delay}
+		n.kin[l] = linkKin{capa: k.capa, inv: 1 / k.capa, delay: k.delay}
 		k.outSw, k.inSw = -1, -1
 		if cfg.ECN != nil && g.Kind(g.From(int32(l))) == topo.Switch {
 			k.ecn, k.hasECN = cfg.ECN(k.capa)
@@ -465,8 +465,11 @@ func (n *Network) times(f *flow) {
 	f.rtt0 = secs(f.delay+ackProp) + float64(float64(tr.Full()*8)*inv) + float64(float64(tr.Ack*8)*ackInv)
 }
 
-// linkKin is what a flow's times need of a directed link: 1/rate (seconds per bit) and delay.
+// linkKin is what a flow's times and its last packet's tail need of a directed link: its
+// rate, 1/rate (seconds per bit) and delay. Kept apart from the link's state, whose first touch
+// at a flow's start or end is a cache miss per hop.
 type linkKin struct {
+	capa  float64
 	inv   float64
 	delay engine.Time
 }
@@ -909,7 +912,7 @@ func (n *Network) sent(id int32, now engine.Time) {
 	if n.cfg.Transport.Payload > 0 && f.hops > 1 {
 		n.rates = n.rates[:0]
 		for _, l := range n.arena[f.off : f.off+f.hops] {
-			n.rates = append(n.rates, n.links[l].capa)
+			n.rates = append(n.rates, n.kin[l].capa)
 		}
 		f.sf = n.cfg.Transport.Tail(f.bytes, f.inj, n.rates)
 	}

@@ -33,9 +33,9 @@ import (
 //     of the real loop, which gets there within a few round trips. A draining queue is
 //     followed the same way down to the level at which the capped flows speed up enough to
 //     hold it, or to empty.
-//   - ACK routes. A flow's ACKs cross other links than its data; when what such a link sends
-//     changes by more than a fiftieth of its capacity, or its queue reaches a target or
-//     empties, the ports of the flows whose ACKs cross it share again.
+//   - ACK routes. A flow's ACKs cross other links than its data; when the share of the time
+//     such a link sends moves to another quarter (what the ACK wait counts), or its queue
+//     reaches a target or empties, the ports of the flows whose ACKs cross it share again.
 //
 // Within an instant the ports and links are brought to a fixed point in at most winRounds
 // rounds (one port's new caps change what the links on other flows' ACK routes carry).
@@ -43,9 +43,6 @@ import (
 const (
 	// winRounds bounds the rounds of port sharing and link re-arming within one instant.
 	winRounds = 4
-	// rhoStep is the change in a link's sent share that makes the flows whose ACKs cross it
-	// re-evaluate their windows.
-	rhoStep = 0.02
 )
 
 // windowed reports whether flows have windows.
@@ -80,12 +77,16 @@ func (n *Network) ackWaitAt(l int32, q float64) float64 {
 	if c <= 0 || n.cfg.Transport.Payload <= 0 {
 		return 0
 	}
-	out, _ := rates(q, lk.arr, c)
-	// The share of the time the link sends, in quarters: rates that differ in the last bits
-	// give every flow its own round trip, and flows that would finish together (a ring's
-	// steps) no longer do, for differences far below what the estimate can resolve.
-	busy := math.Round(float64(out/c)*4) / 4
-	return float64(busy) * float64(n.cfg.Transport.Full()*8) / c / 2
+	return busyShare(q, lk.arr, c) * float64(n.cfg.Transport.Full()*8) / c / 2
+}
+
+// busyShare is the share of the time a link of capacity c with backlog q and arrivals arr
+// sends, in quarters: rates that differ in the last bits would give every flow its own round
+// trip, and flows that would finish together (a ring's steps) would no longer do, for
+// differences far below what the ACK-wait estimate can resolve.
+func busyShare(q, arr, c float64) float64 {
+	out, _ := rates(q, arr, c)
+	return math.Round(float64(out/c)*4) / 4
 }
 
 // queueAt is link l's backlog at now (not before its last advance), without advancing it: the
@@ -179,9 +180,10 @@ func windowMoves(f *flow, d float64) bool {
 // few percent at most.
 const winMove = 0.01
 
-// checkShare is called when link l is re-armed: if what it sends moved by rhoStep of its
-// capacity since the flows whose ACKs cross it last looked, those whose windows the change in
-// their ACKs' waits may move look again.
+// checkShare is called when link l is re-armed: if the share of the time it sends (in the
+// quarters ackWait counts) changed since the flows whose ACKs cross it last looked, those whose
+// windows the change in their ACKs' waits may move look again. Between quarters no round trip
+// changes, so nothing is looked at.
 func (n *Network) checkShare(l int32) {
 	lk := &n.links[l]
 	if len(lk.ackOn) == 0 {
@@ -190,12 +192,11 @@ func (n *Network) checkShare(l int32) {
 	c := n.capOf(l)
 	rho := 0.0
 	if c > 0 {
-		out, _ := rates(lk.qs.q, lk.arr, c)
-		rho = out / c
+		rho = busyShare(lk.qs.q, lk.arr, c)
 	}
-	if dr := math.Abs(rho - lk.rho); dr > rhoStep {
+	if rho != lk.rho {
+		d := math.Abs(rho-lk.rho) * float64(n.cfg.Transport.Full()*8) / lk.capa / 2
 		lk.rho = rho
-		d := dr * float64(n.cfg.Transport.Full()*8) / lk.capa / 2
 		for _, e := range lk.ackOn {
 			if f := &n.flows[e.f]; windowMoves(f, d) {
 				n.flowStale(e.f)
