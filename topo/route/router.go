@@ -44,6 +44,7 @@ type Router struct {
 	candArena []int32
 	candEp    uint64
 	profiles  map[[4]int32]uint32
+	profOf    []uint32 // per node: its profile + 1 in epoch candEp, 0 unknown
 	prof      uint32
 	profDst   int32
 	profEp    uint64
@@ -346,23 +347,35 @@ func (r *Router) candidates(x, dst int32, d int) []int32 {
 	if r.candEp != r.epoch || r.candMemo == nil {
 		r.candMemo, r.candArena, r.candEp = map[uint64][2]int32{}, r.candArena[:0], r.epoch
 		r.profDst = -1
+		clear(r.profOf)
 	}
 	if r.profDst != dst || r.profEp != r.tgEp {
-		// Name the destination's attachment set: GPUs of one server share it.
-		var t [4]int32
-		for i := range t {
-			t[i] = -1
-			if i < len(r.tg) {
-				t[i] = r.tg[i].node
+		// Name the destination's attachment set: GPUs of one server share it. The name is
+		// remembered per destination for the epoch (a flow's data and its ACKs alternate
+		// destinations, which would otherwise look the set up at every route).
+		if r.profOf == nil {
+			r.profOf = make([]uint32, len(g.kinds))
+		}
+		id := r.profOf[dst]
+		if id == 0 {
+			var t [4]int32
+			for i := range t {
+				t[i] = -1
+				if i < len(r.tg) {
+					t[i] = r.tg[i].node
+				}
 			}
-		}
-		if r.profiles == nil {
-			r.profiles = map[[4]int32]uint32{}
-		}
-		id, ok := r.profiles[t]
-		if !ok {
-			id = uint32(len(r.profiles))
-			r.profiles[t] = id
+			if r.profiles == nil {
+				r.profiles = map[[4]int32]uint32{}
+			}
+			var ok bool
+			if id, ok = r.profiles[t]; !ok {
+				id = uint32(len(r.profiles))
+				r.profiles[t] = id
+			}
+			r.profOf[dst] = id + 1
+		} else {
+			id--
 		}
 		r.prof, r.profDst, r.profEp = id, dst, r.tgEp
 	}
