@@ -177,40 +177,50 @@ type feeder struct {
 	arr  float64
 }
 
-// link is the state of one directed link: its queue, its flows, its PFC state.
+// link is the state of one directed link: its queue, its flows, its PFC state. The fields are
+// ordered by what is touched together, in five 64-byte groups (320 bytes, so that in the links'
+// slice every group is one cache line): re-arming a link reads its queue and its timers, a flow's
+// start and end its flow lists; every line touched is otherwise a cache miss. Its rate and delay
+// are also in Network.kin, which flows' times read.
 type link struct {
-	capa   float64
-	delay  engine.Time
-	paused bool
-	arr    float64 // Σ arriving injection, bits/s
-	qs     queueState
-	ecn    cc.ECNMarker
-	hasECN bool
-	on     []entry
-	ackOn  []entry // windowed flows whose ACKs cross it (hop: the ACK hop's index in the arena chunk)
-	acks   bool    // a NIC port that has answered flows: it keeps room for ACKs (shareNIC)
+	// What advancing the queue and re-arming it reads.
+	capa    float64
+	arr     float64 // Σ arriving injection, bits/s
+	qs      queueState
+	emptyT  engine.Timer
+	paused  bool
+	hasECN  bool
+	acks    bool // a NIC port that has answered flows: it keeps room for ACKs (shareNIC)
+	dirty   bool
+	nicDir  bool
+	backlog bool // the queue held or gained bytes at its last change (PFC relevance)
+
+	// Its other timers, and the last bytes of flows waiting in its queue.
+	mkT    engine.Timer
+	winT   engine.Timer
+	ecnT   engine.Timer
+	mhead  int32
+	inPort int32 // its port number at inSw
+	mk     []marker
+	qSeen  float64 // its backlog when it was last re-armed (window.go)
+
+	// The flows crossing it.
+	on    []entry
+	ackOn []entry // windowed flows whose ACKs cross it (hop: the ACK hop's index in the arena chunk)
+	rho   float64 // its sending share (quarters) when the flows of ackOn last re-evaluated their windows
+	outSw int32   // PFC switch this link leaves, -1 if none
+	inSw  int32   // PFC switch this link enters, -1 if none
+
+	ecn cc.ECNMarker
+	src []int32 // flows whose first link this is (the NIC's queue pairs)
 	// The flows of the NIC port sent at instant rrAt: rrK of them, rrJ sent so far (sent).
 	rrAt     engine.Time
 	rrK, rrJ int32
-	rho      float64 // its sending share when the flows of ackOn last re-evaluated their windows
-	winT     engine.Timer
+
 	wsol     windowSolution // its last window target (window.go)
-	qSeen    float64        // its backlog when it was last re-armed (window.go)
-	src      []int32        // flows whose first link this is (the NIC's queue pairs)
-	mk       []marker
-	mhead    int
-	emptyT   engine.Timer
-	mkT      engine.Timer
-	ecnT     engine.Timer
-	outSw    int32    // PFC switch this link leaves, -1 if none
-	aggSlope float64  // the backlog slope this link contributes to its switch's total line
-	feeds    []feeder // for an egress link of a PFC switch: its arrivals by ingress port
-	inSw     int32    // PFC switch this link enters, -1 if none
-	inPort   int32    // its port number at inSw
-	dirty    bool
-	nicDir   bool
-	backlog  bool  // the queue held or gained bytes at its last change (PFC relevance)
-	blIdx    int32 // its position in its switch's backlogged list while backlog
+	aggSlope float64        // the backlog slope this link contributes to its switch's total line
+	feeds    []feeder       // for an egress link of a PFC switch: its arrivals by ingress port
+	blIdx    int32          // its position in its switch's backlogged list while backlog
 }
 
 // Network is the fluid model with congestion control: sender rates come from DCQCN, each
@@ -280,8 +290,8 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	n.kin = make([]linkKin, nl)
 	for l := range n.links {
 		k := &n.links[l]
-		k.capa, k.delay = g.Rate(int32(l)), g.Delay(int32(l))
-		n.kin[l] = linkKin{capa: k.capa, inv: 1 / k.capa, delay: k.delay}
+		k.capa = g.Rate(int32(l))
+		n.kin[l] = linkKin{capa: k.capa, inv: 1 / k.capa, delay: g.Delay(int32(l))}
 		k.outSw, k.inSw = -1, -1
 		if cfg.ECN != nil && g.Kind(g.From(int32(l))) == topo.Switch {
 			k.ecn, k.hasECN = cfg.ECN(k.capa)
@@ -805,7 +815,7 @@ func (n *Network) armLink(l int32, now engine.Time) {
 func (n *Network) armMarker(l int32) {
 	lk := &n.links[l]
 	d := engine.Never
-	if lk.mhead < len(lk.mk) {
+	if int(lk.mhead) < len(lk.mk) {
 		c := n.capOf(l)
 		if c > 0 {
 			d = ceilPs(max(lk.mk[lk.mhead].target-lk.qs.served, 0) * 8 / c)
@@ -979,16 +989,16 @@ func (n *Network) enter(id int32, hop int32, now engine.Time) {
 	f := &n.flows[id]
 	l := n.arena[f.off+hop]
 	lk := &n.links[l]
-	if lk.mhead == len(lk.mk) && !lk.paused && n.queueAt(l, now) <= emptyEps {
+	if int(lk.mhead) == len(lk.mk) && !lk.paused && n.queueAt(l, now) <= emptyEps {
 		n.forward(id, hop, now, now)
 		return
 	}
 	n.advanceLink(l, now)
-	if lk.mhead == len(lk.mk) {
+	if int(lk.mhead) == len(lk.mk) {
 		lk.mk, lk.mhead = lk.mk[:0], 0
 	}
 	lk.mk = append(lk.mk, marker{id, hop, lk.qs.served + lk.qs.q, now})
-	if lk.mhead == len(lk.mk)-1 {
+	if int(lk.mhead) == len(lk.mk)-1 {
 		n.armMarker(l)
 	}
 }
@@ -1022,7 +1032,7 @@ func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
 func (n *Network) markerOut(l int32, now engine.Time) {
 	n.advanceLink(l, now)
 	lk := &n.links[l]
-	for lk.mhead < len(lk.mk) {
+	for int(lk.mhead) < len(lk.mk) {
 		m := lk.mk[lk.mhead]
 		if m.target > lk.qs.served+emptyEps*8 && !(lk.qs.q <= emptyEps && !lk.paused) {
 			break
@@ -1094,7 +1104,7 @@ func (n *Network) mark(l int32, now engine.Time) {
 	}
 	rx := now
 	for k := hop; k < f.hops; k++ {
-		rx += n.links[n.arena[f.off+k]].delay
+		rx += n.kin[n.arena[f.off+k]].delay
 	}
 	rx = max(rx, f.lastRx)
 	f.lastRx = rx

@@ -186,11 +186,11 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		if pause {
 			sw.paused++
 			n.stats.Pauses++
-			n.s.At(now+n.links[in].delay, n.h, in, evPause|1<<8)
+			n.s.At(now+n.kin[in].delay, n.h, in, evPause|1<<8)
 		} else {
 			sw.paused--
 			n.stats.Resumes++
-			n.s.At(now+n.links[in].delay, n.h, in, evPause)
+			n.s.At(now+n.kin[in].delay, n.h, in, evPause)
 		}
 	}
 	n.setTimer(&sw.checkT, n.nextCrossing(sw), w, evSwitch)

@@ -1,0 +1,17 @@
+package ccfluid
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestLinkFillsWholeCacheLines keeps link's size a multiple of 64 bytes, so that the groups its
+// field order makes (network.go) each stay in one cache line of the links' slice.
+func TestLinkFillsWholeCacheLines(t *testing.T) {
+	if s := unsafe.Sizeof(link{}); s%64 != 0 {
+		t.Errorf("link is %d bytes, not a multiple of 64: regroup its fields", s)
+	}
+	if o := unsafe.Offsetof(link{}.mkT); o != 64 {
+		t.Errorf("link's timers start at byte %d, want 64 (the queue's line is full)", o)
+	}
+}
