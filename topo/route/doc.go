@@ -70,14 +70,18 @@
 //
 // Differences, where SimAI's behaviour cannot be reproduced or is not the intended one:
 //
-//   - Candidate order. simd numbers equal-cost next hops by ascending neighbour id (parallel
-//     links by link index). SimAI's lists are in BFS discovery order, each node's neighbours
-//     visited in the order of std::map<Ptr<Node>, Interface>, i.e. of the ns-3 Node objects'
-//     addresses — allocation-dependent, and SwitchNode objects are ~34 MB each (m_bytes[1025]
-//     [1025][8] uint32), so likely mmap'd at addresses that may even descend with the id. With
-//     ascending addresses the two orders are the same on every generated fabric tested (see
-//     TestNextHopsAgainstSimAIReference); which PSW a given hash value selects in SimAI could
-//     not be verified. The hash value, the candidate set and the modulo are SimAI's.
+//   - Candidate order. SimAI's lists are in BFS discovery order, each node's neighbours visited
+//     in the order of std::map<Ptr<Node>, Interface>, i.e. of the ns-3 Node objects' addresses.
+//     GPUs are small objects on the heap, created in id order; SwitchNode and NVSwitchNode
+//     objects are ~34 MB each (m_bytes[1025][1025][8] uint32), so each is its own mmap, which
+//     Linux places top-down: at descending addresses in id order. On every generated fabric
+//     that makes each list the reverse of simd's candidate order (ascending neighbour id,
+//     parallel links by link index; TestNextHopsAgainstSimAIReference re-implements SimAI's BFS
+//     with that address order), so simd takes candidate n−1−(h mod n) where SimAI takes entry
+//     h mod n of its list. Checked against the paths SimAI's ns-3 took, hop by hop, for 7,168
+//     flows on the 64-GPU AlibabaHPN fabric (TestRoutesAgainstNS3Paths); in ascending order
+//     none of the cross-rail paths matched. The order is the allocator's, not SimAI's intent:
+//     another C library or kernel could reverse it again.
 //   - Parallel links. SimAI keeps one interface per neighbour (the last line listed). topo.Parse
 //     refuses a file that joins two nodes twice; a topology built in memory may have parallel
 //     links, and simd keeps each as its own equal-cost next hop. Generated files have none.

@@ -3,6 +3,7 @@ package route
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"simd/topo"
 )
@@ -331,8 +332,9 @@ func (r *Router) nodeDist(x, dst int32) int {
 }
 
 // candidates returns the equal-cost next hops (directed links) at node x, d hops from dst
-// (targets set), in the order the hash indexes them: the up links to neighbours on a shortest
-// route, by neighbour id then link; if one of them leads to an NVSwitch, only those that do.
+// (targets set): the up links to neighbours on a shortest route, by neighbour id then link
+// (the reverse of SimAI's order, simaiIndex); if one of them leads to an NVSwitch, only those
+// that do.
 // The result aliases r.cand.
 func (r *Router) candidates(x, dst int32, d int) []int32 {
 	// At a switch the candidates depend only on the switch, the distance and the destination's
@@ -488,7 +490,7 @@ func (r *Router) pick(x, dst int32, d int, h uint32) int32 {
 			if n == 0 {
 				return -1
 			}
-			k := h % n
+			k := simaiIndex(h, n)
 			for i, li := range nloc {
 				if t[li] == want {
 					if k == 0 {
@@ -503,8 +505,13 @@ func (r *Router) pick(x, dst int32, d int, h uint32) int32 {
 	if len(c) == 0 {
 		return -1
 	}
-	return c[h%uint32(len(c))]
+	return c[simaiIndex(h, uint32(len(c)))]
 }
+
+// simaiIndex is the position, in simd's candidate order (ascending node id, then link), of
+// the candidate SimAI's hash value h selects among n: SimAI's list is in the reverse order
+// (see the package documentation), and it takes h mod n.
+func simaiIndex(h, n uint32) uint32 { return n - 1 - h%n }
 
 // prepare checks a query and sets the targets; it returns the hop count of a shortest route
 // from src to dst.
@@ -556,7 +563,10 @@ func (r *Router) NextHops(buf []int32, x, dst int32) ([]int32, error) {
 		return buf, nil
 	}
 	if r.g.kinds[dst] != topo.GPU {
-		return r.appendUpLinks(buf, x, dst), nil
+		n := len(buf)
+		buf = r.appendUpLinks(buf, x, dst)
+		slices.Reverse(buf[n:])
+		return buf, nil
 	}
 	if err := r.setTargets(dst); err != nil {
 		return buf, err
@@ -565,7 +575,12 @@ func (r *Router) NextHops(buf []int32, x, dst int32) ([]int32, error) {
 	if d >= inf {
 		return buf, fmt.Errorf("route: %w from %d to %d", ErrNoRoute, x, dst)
 	}
-	return append(buf, r.candidates(x, dst, d)...), nil
+	// In SimAI's order, the reverse of the candidates'.
+	c := r.candidates(x, dst, d)
+	for i := len(c) - 1; i >= 0; i-- {
+		buf = append(buf, c[i])
+	}
+	return buf, nil
 }
 
 // Route appends to buf[:0] the path of a flow from src to dst with the given ports, as directed
@@ -587,7 +602,7 @@ func (r *Router) Route(buf []int32, src, dst int32, sport, dport uint16) ([]int3
 	if g.kinds[dst] != topo.GPU {
 		c := r.appendUpLinks(r.cand[:0], src, dst)
 		r.cand = c
-		return append(buf, c[Hash(key, seed)%uint32(len(c))]), nil
+		return append(buf, c[simaiIndex(Hash(key, seed), uint32(len(c)))]), nil
 	}
 	for {
 		l := r.pick(x, dst, d, Hash(key, seed))

@@ -156,8 +156,8 @@ func TestRailRoutes(t *testing.T) {
 }
 
 func TestRouteByHash(t *testing.T) {
-	// The choice at each hop is Hash(key, seed) mod the number of candidates, with candidates by
-	// ascending neighbour id: recompute it by hand for cross-rail flows.
+	// The choice at each hop is Hash(key, seed) mod the number of candidates, with candidates in
+	// SimAI's order, by descending switch id: recompute it by hand for cross-rail flows.
 	p := topo.SpectrumXDefaults(16)
 	p.PSWs = 5
 	tp, err := p.Build()
@@ -168,7 +168,7 @@ func TestRouteByHash(t *testing.T) {
 	g := r.Graph()
 	for sport := uint16(10000); sport < 10200; sport++ {
 		key := FlowKey(NodeIP(0), NodeIP(9), sport, 77)
-		psw := int32(26) + int32(Hash(key, 18)%5) // at ASW 18, PSWs 26..30 in order
+		psw := int32(30) - int32(Hash(key, 18)%5) // at ASW 18, PSWs 30..26 in SimAI's order
 		want := []int32{0, 18, psw, 19, 9}
 		path, err := r.Route(nil, 0, 9, sport, 77)
 		if err != nil {

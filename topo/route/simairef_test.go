@@ -9,9 +9,8 @@ import (
 // simaiRef re-implements SimAI's route computation (common.h: CalculateRoute, CalculateRoutes,
 // SetupNetwork) literally, as a reference: one BFS per GPU h through switches and NVSwitches,
 // recording for every node the next hops toward h and, along the BFS tree, the delay, the
-// transmission delay of one payload and the bottleneck. Neighbours are visited by ascending
-// node id (SimAI visits them in the order of the Node objects' addresses, see the package
-// documentation). Parallel links are not supported (SimAI keeps one link per node pair).
+// transmission delay of one payload and the bottleneck. Neighbours are visited in the order of
+// the Node objects' addresses, as SimAI visits them (see the package documentation and before). Parallel links are not supported (SimAI keeps one link per node pair).
 type simaiRef struct {
 	nextHop map[[2]int32][]int32 // (node, host) → next-hop nodes in SimAI's list order
 	delay   map[[2]int32]uint64  // (node, host) → ns
@@ -33,8 +32,22 @@ func newSimAIRef(tp *topo.Topology, payload uint64) *simaiRef {
 		adj[l.Src] = append(adj[l.Src], nbr{l.Dst, d, uint64(l.Rate)})
 		adj[l.Dst] = append(adj[l.Dst], nbr{l.Src, d, uint64(l.Rate)})
 	}
+	// SimAI's std::map<Ptr<Node>, Interface> visits neighbours by address: GPUs are small
+	// ns3::Node objects on the heap, created in id order (ascending addresses); SwitchNode and
+	// NVSwitchNode objects are ~34 MB each, so each is its own mmap, which Linux places
+	// top-down: above the heap, at descending addresses in id order.
+	before := func(a, b int32) bool {
+		ga, gb := tp.Kinds[a] == topo.GPU, tp.Kinds[b] == topo.GPU
+		switch {
+		case ga && gb:
+			return a < b
+		case ga != gb:
+			return ga
+		}
+		return a > b
+	}
 	for x := range adj {
-		sort.Slice(adj[x], func(i, j int) bool { return adj[x][i].node < adj[x][j].node })
+		sort.Slice(adj[x], func(i, j int) bool { return before(adj[x][i].node, adj[x][j].node) })
 	}
 	ref := &simaiRef{
 		nextHop: map[[2]int32][]int32{},
