@@ -164,3 +164,59 @@ func BenchmarkBisection16384(b *testing.B) {
 		}
 	}
 }
+
+// flowAckPairs is the simulator's mix of pairs on the 16,384-GPU fabric, shuffled: every GPU
+// with its data-parallel ring neighbour (the same rank of the next server), a GPU of another
+// segment, of another pod (same rail and another rail) and of its own server.
+func flowAckPairs(gpus int) []flow {
+	var fs []flow
+	for i := 0; i < gpus; i++ {
+		for j, off := range []int{8, 520, 4096 + 8, 2*4096 + 3*512 + 8 + 3, 1} {
+			d := (i + off) % gpus
+			if off == 1 {
+				d = i ^ 1
+			}
+			fs = append(fs, flow{int32(i), int32(d), DefaultSport + uint16(i%7+j)})
+		}
+	}
+	rng := rand.New(rand.NewPCG(44, 45))
+	rng.Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+	return fs
+}
+
+// BenchmarkRouteFlowAck16384 routes, as the simulator does, a flow and then its ACK (the
+// reverse route, ports swapped), so that consecutive routes alternate destinations, for many
+// pairs on a warm router: ns/op is per flow and ACK.
+func BenchmarkRouteFlowAck16384(b *testing.B) {
+	tp := spectrumX16384(b)
+	r, err := New(tp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Warm(); err != nil {
+		b.Fatal(err)
+	}
+	flows := flowAckPairs(tp.NumGPUs())
+	buf := make([]int32, 0, 16)
+	ack := make([]int32, 0, 16)
+	for _, f := range flows {
+		if buf, err = r.Route(buf, f.src, f.dst, f.sport, DefaultDport); err != nil {
+			b.Fatal(err)
+		}
+		if ack, err = r.Route(ack, f.dst, f.src, DefaultDport, f.sport); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		f := flows[i%len(flows)]
+		i++
+		if buf, err = r.Route(buf, f.src, f.dst, f.sport, DefaultDport); err != nil {
+			b.Fatal(err)
+		}
+		if ack, err = r.Route(ack, f.dst, f.src, DefaultDport, f.sport); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -104,7 +104,11 @@
 // and caches it as one byte per switch of that component (ToRs and NVSwitches are the only
 // attachments; an NVSwitch's component is itself): 1.2 MB for a 16,384-GPU Spectrum-X fabric,
 // 16.8 MB at 131,072 GPUs. SetLinkDown on a switch–switch link drops the tables of its
-// component; a GPU's own links are looked up per query.
+// component; a GPU's own links are looked up per query. The equal-cost next hops of a switch
+// depend only on it and on the destination's attachment switches in its component (a ToR, or
+// a ToR pair), so they are remembered, until a link changes state, in a dense table per such
+// set indexed by the switch's place in the component, 4 bytes per switch: 4.7 MB for the
+// 16,384-GPU fabric once every ToR has been a destination.
 //
 // Measured on a shared 2-core Intel Xeon (go1.26, linux/amd64; the ranges are over several runs)
 // with

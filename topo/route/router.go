@@ -37,18 +37,17 @@ type Router struct {
 	tc     [][]uint8 // the distance tables of the targets in component tcComp
 	tcComp int32     // -1 when tc is stale
 
-	// candMemo remembers the candidates at switches (see candidates), as spans of candArena,
-	// for the epoch candEp, keyed by switch, destination attachment set (profiles interns
-	// them; prof is the current destination's, profDst the destination it was computed for at
-	// tg epoch profEp) and distance.
-	candMemo  map[uint64][2]int32
+	// The candidates at switches (see candidates) are remembered until a link changes state, in
+	// one dense table per attachment profile (profs; profHead chains them by first attachment)
+	// indexed by local index in the profile's component. mTab is the table of the current
+	// targets' profile in component mComp (-1 when stale; nil when not remembered). Lists that
+	// are not a run of the switch's adjacency live in candArena, for the epoch candEp.
+	profs     []candProfile
+	profHead  []int32 // per node: 1 + the first profile whose first attachment it is, 0 none
+	mComp     int32
+	mTab      []uint32
 	candArena []int32
 	candEp    uint64
-	profiles  map[[4]int32]uint32
-	profOf    []uint32 // per node: its profile + 1 in epoch candEp, 0 unknown
-	prof      uint32
-	profDst   int32
-	profEp    uint64
 	cand      []int32 // candidate scratch
 
 	dag dagScratch // for the path-set computations of metrics.go and paths.go
@@ -60,6 +59,33 @@ type target struct {
 	comp int32
 	dist []uint8
 }
+
+// candProfile is a set of attachment switches of a destination in one component of the switch
+// graph: at a switch x of that component the candidates toward the destination, and its
+// distance, depend only on x and on that set (GPUs do not forward, so a route from x stays in
+// x's component until the last hop). A single-ToR fabric has one profile per ToR, a dual-ToR
+// fabric one per ToR pair.
+//
+// tab[local index of x] is the candidates at x, for epoch ep: 0 until computed; a run of x's
+// adjacency as start<<16 | count (start, the offset from x's first half-edge, below 1<<15,
+// count below 1<<16), the directed links of those half-edges; otherwise memoArena | o, with
+// candArena[o] the count and the links after it. A table is compSize·4 bytes, allocated the
+// first time a route passes one of the component's switches at two or more hops from a
+// destination of the profile. On the 16,384-GPU Spectrum-X fabric (4 pods) that is at most 256
+// ToR profiles × 4,608 switches × 4 B = 4.7 MB (measured: routing every pair kind allocates all
+// of them), every list a run so that candArena stays empty; an NVSwitch is always one hop from
+// its destinations and needs no table. In general it is at most (number of profiles) ×
+// (switches in the component) × 4 B, and candArena at most the switch graph's half-edges per
+// profile (plus one count per list).
+type candProfile struct {
+	key  [4]int32 // the attachment switches, ascending, -1 after the last
+	next int32    // the next profile with the same first attachment, -1 none
+	ep   uint64
+	tab  []uint32
+}
+
+// memoArena marks a memo entry that is an offset into candArena.
+const memoArena = 1 << 31
 
 // New builds the graph of t and a Router over it with every link up.
 func New(t *topo.Topology) (*Router, error) {
@@ -78,6 +104,7 @@ func NewRouter(g *Graph) *Router {
 		dist:   make([][]uint8, g.NumNodes()),
 		tgDst:  -1,
 		tcComp: -1,
+		mComp:  -1,
 	}
 	for i := range r.up {
 		r.up[i] = true
@@ -135,7 +162,7 @@ func (r *Router) setLink(a, b int32, up bool) error {
 		return nil
 	}
 	r.epoch++
-	r.tgDst = -1
+	r.tgDst, r.mComp = -1, -1
 	if g.kinds[a] != topo.GPU && g.kinds[b] != topo.GPU {
 		// A switch-graph link: the distance tables of its component are stale.
 		c := g.comp[a]
@@ -209,7 +236,7 @@ func (r *Router) setTargets(dst int32) error {
 	}
 	g := r.g
 	r.tg = r.tg[:0]
-	r.tgDst, r.tcComp = -1, -1
+	r.tgDst, r.tcComp, r.mComp = -1, -1, -1
 	for e := g.off[dst]; e < g.swEnd[dst]; e++ {
 		if !r.up[g.dlink[e]>>1] {
 			continue
@@ -335,61 +362,106 @@ func (r *Router) nodeDist(x, dst int32) int {
 // (targets set): the up links to neighbours on a shortest route, by neighbour id then link
 // (the reverse of SimAI's order, simaiIndex); if one of them leads to an NVSwitch, only those
 // that do.
-// The result aliases r.cand.
+// The result aliases r.cand, the graph or the memo and must not be modified.
 func (r *Router) candidates(x, dst int32, d int) []int32 {
-	// At a switch the candidates depend only on the switch, the distance and the destination's
-	// attachment switches — the same for every GPU of a server and every flow between a pair —
-	// so they are remembered (for up to four attachment switches: a server's NVSwitch and one or
-	// two ToRs per plane) until a link changes state. Scanning a switch's neighbours costs O(degree) per hop,
-	// which at 9,216 GPUs on a dual-ToR fabric was a fifth of a run.
+	// At a switch the candidates depend only on the switch and the destination's attachment
+	// switches in its component (d, the true distance, is a function of those) — the same for
+	// every GPU behind a ToR and every flow between a pair — so they are remembered in the
+	// profile's table (see candProfile) until a link changes state. Scanning a switch's
+	// neighbours costs O(degree) per hop.
 	g := r.g
-	if d < 2 || g.kinds[x] == topo.GPU || len(r.tg) > 4 || d > 255 {
+	if d < 2 || g.kinds[x] == topo.GPU {
 		return r.scanCandidates(x, dst, d)
 	}
-	if r.candEp != r.epoch || r.candMemo == nil {
-		r.candMemo, r.candArena, r.candEp = map[uint64][2]int32{}, r.candArena[:0], r.epoch
-		r.profDst = -1
-		clear(r.profOf)
+	tab := r.memoTable(g.comp[x])
+	if tab == nil {
+		return r.scanCandidates(x, dst, d)
 	}
-	if r.profDst != dst || r.profEp != r.tgEp {
-		// Name the destination's attachment set: GPUs of one server share it. The name is
-		// remembered per destination for the epoch (a flow's data and its ACKs alternate
-		// destinations, which would otherwise look the set up at every route).
-		if r.profOf == nil {
-			r.profOf = make([]uint32, len(g.kinds))
+	lx := g.local[x]
+	if e := tab[lx]; e != 0 {
+		if e&memoArena == 0 {
+			lo := g.off[x] + int32(e>>16)
+			hi := lo + int32(e&0xffff)
+			return g.dlink[lo:hi:hi]
 		}
-		id := r.profOf[dst]
-		if id == 0 {
-			var t [4]int32
-			for i := range t {
-				t[i] = -1
-				if i < len(r.tg) {
-					t[i] = r.tg[i].node
-				}
-			}
-			if r.profiles == nil {
-				r.profiles = map[[4]int32]uint32{}
-			}
-			var ok bool
-			if id, ok = r.profiles[t]; !ok {
-				id = uint32(len(r.profiles))
-				r.profiles[t] = id
-			}
-			r.profOf[dst] = id + 1
-		} else {
-			id--
-		}
-		r.prof, r.profDst, r.profEp = id, dst, r.tgEp
-	}
-	k := uint64(uint32(x))<<32 | uint64(r.prof)<<8 | uint64(d)
-	if span, ok := r.candMemo[k]; ok {
-		return r.candArena[span[0]:span[1]:span[1]]
+		o := int32(e &^ memoArena)
+		hi := o + 1 + r.candArena[o]
+		return r.candArena[o+1 : hi : hi]
 	}
 	c := r.scanCandidates(x, dst, d)
-	lo := int32(len(r.candArena))
-	r.candArena = append(r.candArena, c...)
-	r.candMemo[k] = [2]int32{lo, int32(len(r.candArena))}
+	tab[lx] = r.memoEntry(x, c)
 	return c
+}
+
+// memoTable returns the memo table of the current targets' profile in component c, or nil if
+// the targets have none or more than four attachment switches there.
+func (r *Router) memoTable(c int32) []uint32 {
+	if r.mComp == c {
+		return r.mTab
+	}
+	g := r.g
+	r.mComp, r.mTab = c, nil
+	if r.candEp != r.epoch {
+		r.candArena, r.candEp = r.candArena[:0], r.epoch
+	}
+	key := [4]int32{-1, -1, -1, -1}
+	n := 0
+	for i := range r.tg {
+		if r.tg[i].comp == c {
+			if n == len(key) {
+				return nil
+			}
+			key[n] = r.tg[i].node
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if r.profHead == nil {
+		r.profHead = make([]int32, len(g.kinds))
+	}
+	id := r.profHead[key[0]] - 1
+	for id >= 0 && r.profs[id].key != key {
+		id = r.profs[id].next
+	}
+	if id < 0 {
+		id = int32(len(r.profs))
+		r.profs = append(r.profs, candProfile{key: key, next: r.profHead[key[0]] - 1})
+		r.profHead[key[0]] = id + 1
+	}
+	p := &r.profs[id]
+	if p.tab == nil {
+		p.tab = make([]uint32, g.compSize[c])
+	} else if p.ep != r.epoch {
+		clear(p.tab)
+	}
+	p.ep = r.epoch
+	r.mTab = p.tab
+	return p.tab
+}
+
+// memoEntry encodes the candidates c of switch x as a memo entry (see candProfile), adding
+// them to candArena unless they are a run of x's adjacency; 0 if they cannot be remembered.
+func (r *Router) memoEntry(x int32, c []int32) uint32 {
+	g := r.g
+	if n := len(c); n > 0 && n < 1<<16 {
+		lo, hi := g.off[x], g.off[x+1]
+		s := lo
+		for s < hi && g.dlink[s] != c[0] {
+			s++
+		}
+		if s-lo < 1<<15 && int(hi-s) >= n && slices.Equal(g.dlink[s:s+int32(n)], c) {
+			return uint32(s-lo)<<16 | uint32(n)
+		}
+	}
+	o := len(r.candArena)
+	if o+1+len(c) >= memoArena {
+		return 0
+	}
+	r.candArena = append(r.candArena, int32(len(c)))
+	r.candArena = append(r.candArena, c...)
+	return memoArena | uint32(o)
 }
 
 // scanCandidates computes candidates by scanning x's neighbours.
@@ -469,35 +541,22 @@ func (r *Router) scanCandidates(x, dst int32, d int) []int32 {
 }
 
 // pick returns the next hop of index h mod n among the n candidates of node x, d hops from dst
-// (targets set), or -1 if there are none. It is candidates(x, dst, d)[h%n], with a fast path for
-// the common case (a switch more than 2 hops away, one attachment switch of dst in its
-// component, every link up, no NVSwitch in the component) that counts the candidates and then
-// finds the chosen one without collecting them.
+// (targets set), or -1 if there are none: candidates(x, dst, d)[simaiIndex(h, n)], read from
+// the memo without building the slice when it is there.
 func (r *Router) pick(x, dst int32, d int, h uint32) int32 {
 	g := r.g
-	if d >= 3 && r.ndown == 0 && g.kinds[x] != topo.GPU && !g.compNV[g.comp[x]] {
-		if tc := r.compTables(g.comp[x]); len(tc) == 1 {
-			t := tc[0]
-			want := uint8(d - 2)
-			lo, hi := g.off[x], g.swEnd[x]
-			nloc := g.nloc[lo:hi]
-			n := uint32(0)
-			for _, li := range nloc {
-				if t[li] == want {
-					n++
+	if d >= 2 && g.kinds[x] != topo.GPU {
+		if tab := r.memoTable(g.comp[x]); tab != nil {
+			if e := tab[g.local[x]]; e != 0 {
+				if e&memoArena == 0 {
+					return g.dlink[g.off[x]+int32(e>>16)+int32(simaiIndex(h, e&0xffff))]
 				}
-			}
-			if n == 0 {
-				return -1
-			}
-			k := simaiIndex(h, n)
-			for i, li := range nloc {
-				if t[li] == want {
-					if k == 0 {
-						return g.dlink[lo+int32(i)]
-					}
-					k--
+				o := int32(e &^ memoArena)
+				n := uint32(r.candArena[o])
+				if n == 0 {
+					return -1
 				}
+				return r.candArena[o+1+int32(simaiIndex(h, n))]
 			}
 		}
 	}

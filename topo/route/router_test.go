@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -747,5 +748,112 @@ func TestDualPlaneMultiPod(t *testing.T) {
 	}
 	if len(comps) != 2 {
 		t.Errorf("routes use %d planes, want 2", len(comps))
+	}
+}
+
+// TestCandidateMemo checks the remembered candidates against a scan of the neighbours, for
+// flows and their ACKs routed alternately on one long-lived router while links go down and up
+// (the memo must follow every change), on fabrics whose lists are runs of the adjacency and on
+// random topologies with parallel links, whose lists are not always.
+func TestCandidateMemo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 31))
+	tops := map[string]*topo.Topology{"multi-pod": multiPod(t, false), "multi-pod mesh": multiPod(t, true)}
+	for _, f := range testdataFiles(t) {
+		tops[f] = loadTopo(t, f)
+	}
+	for i := 0; i < 40; i++ {
+		tp := randomTopo(rng)
+		for _, l := range tp.Links {
+			if tp.Kinds[l.Src] != topo.GPU && tp.Kinds[l.Dst] != topo.GPU && rng.IntN(3) == 0 {
+				tp.Links = append(tp.Links, l)
+			}
+		}
+		tops[fmt.Sprint("random ", i)] = tp
+	}
+	// scanRoute is Route with every candidate list computed afresh.
+	scanRoute := func(r *Router, src, dst int32, sport, dport uint16) ([]int32, error) {
+		d, err := r.prepare(src, dst)
+		if err != nil {
+			return nil, err
+		}
+		key := FlowKey(NodeIP(src), NodeIP(dst), sport, dport)
+		var out []int32
+		for x, seed := src, NICSeed; x != dst; d-- {
+			c := r.scanCandidates(x, dst, d)
+			if len(c) == 0 {
+				return nil, fmt.Errorf("no candidates at %d", x)
+			}
+			l := c[simaiIndex(Hash(key, seed), uint32(len(c)))]
+			out = append(out, l)
+			x = r.g.To(l)
+			seed = uint32(x)
+		}
+		return out, nil
+	}
+	var runs, arena int
+	for name, tp := range tops {
+		r := mustRouter(t, tp)
+		ng := tp.NumGPUs()
+		var down []topo.Link
+		var buf []int32
+		for k := 0; k < 1500; k++ {
+			if k%100 == 99 && len(tp.Links) > 0 {
+				if len(down) > 0 && rng.IntN(2) == 0 {
+					l := down[len(down)-1]
+					down = down[:len(down)-1]
+					if err := r.SetLinkUp(l.Src, l.Dst); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					l := tp.Links[rng.IntN(len(tp.Links))]
+					down = append(down, l)
+					if err := r.SetLinkDown(l.Src, l.Dst); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			s, d := int32(rng.IntN(ng)), int32(rng.IntN(ng))
+			sport := uint16(rng.Uint32())
+			if s == d {
+				continue
+			}
+			for _, p := range [][2]int32{{s, d}, {d, s}} {
+				want, werr := scanRoute(r, p[0], p[1], sport, 100)
+				var err error
+				buf, err = r.Route(buf, p[0], p[1], sport, 100)
+				if (err != nil) != (werr != nil) || err == nil && !equalInt32s(buf, want) {
+					t.Fatalf("%s: %d→%d sport %d: Route %v %v, scanned %v %v", name, p[0], p[1], sport, nodes(r.Graph(), buf), err, nodes(r.Graph(), want), werr)
+				}
+				for _, l := range want {
+					x := r.g.From(l)
+					got, err := r.NextHops(nil, x, p[1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					slices.Reverse(got)
+					dist := r.nodeDist(x, p[1])
+					if scan := r.scanCandidates(x, p[1], dist); !equalInt32s(got, scan) {
+						t.Fatalf("%s: candidates of %d toward %d: %v, scanned %v", name, x, p[1], got, scan)
+					}
+				}
+			}
+		}
+		for _, p := range r.profs {
+			if p.ep != r.epoch {
+				continue
+			}
+			for _, e := range p.tab {
+				switch {
+				case e == 0:
+				case e&memoArena != 0:
+					arena++
+				default:
+					runs++
+				}
+			}
+		}
+	}
+	if runs == 0 || arena == 0 {
+		t.Errorf("remembered %d runs and %d lists in the arena; want both", runs, arena)
 	}
 }
