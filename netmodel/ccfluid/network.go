@@ -113,47 +113,53 @@ const (
 )
 
 // flow is one transfer: its sender's rate (cc), what its NIC injects, and how far along the
-// path its injection reaches (up to the first paused link).
+// path its injection reaches (up to the first paused link). The fields are ordered by what is
+// touched together (as link's): what a port's sharing reads and writes — the demand, the
+// injection, the sent timer — in the first two 64-byte lines, the reaction point in the third,
+// the rest after; 384 bytes, so that every flow of the slice starts a cache line.
 type flow struct {
-	tag   int64
-	bytes int64 // payload
-	wire  int64 // bytes on the wire: payload and headers
-	off   int32 // path: arena[off : off+hops], then the ACKs' route: arena[off+hops : off+hops+ack]
-	hops  int32
-	ack   int32
-	room  int32
-	delay engine.Time // sum of the path's link delays
-	// sf is the time the switches of the path take to store the last packet before sending it
-	// on; ackDelay the ACK's propagation and serialisation on its route back; rtt0 the round
-	// trip of a full packet and its ACK through empty queues, seconds (the window's clock).
-	sf, ackDelay engine.Time // sf: Transport.Tail, set when the flow is sent
-	rtt0         float64
-	lim          float64 // at the last share of its port: the most the port could give it, bits/s
-	slack        float64 // at its last demand: how much longer its round trip could be before its window held it back, seconds (≤ 0: it does)
-	rtt          float64 // its round trip at its last demand, seconds
-	dem          float64 // its last demand (rounds.go), bits/s
-	stale        bool    // dem must be computed again: its rate or its round trip moved
-	start        engine.Time
-	rem          float64 // bytes left to inject, at time at
-	at           engine.Time
-	inj          float64 // bits/s the NIC injects now
-	cinj         float64 // the injection the links' arrival sums hold for this flow
-	extent       int32   // hops [0, extent) hold cinj in their arrivals
-	gen          uint32
-	state        uint8
-	rp           cc.DCQCN
-	gate         cc.CNPGate
-	lastRx       engine.Time
-	bn           int32       // the link where the last byte waited longest, -1 when it never waited
-	bnWait       engine.Time // that wait
-	cnps         uint32      // CNPs that reached the sender while it was sending (monitor.go)
-	line         float64     // line rate: its first link's
-	marks        uint32      // DCTCP: marked packets in the current round
-	roundB       float64     // DCTCP, HPCC: bytes injected when the current round began
-	roundT       engine.Timer
-	sendT        engine.Timer
-	sendAt       engine.Time // when sendT fires
-	ccT          engine.Timer
+	off    int32 // path: arena[off : off+hops], then the ACKs' route: arena[off+hops : off+hops+ack]
+	hops   int32
+	ack    int32
+	extent int32 // hops [0, extent) hold cinj in their arrivals
+	gen    uint32
+	room   int32
+	state  uint8
+	stale  bool        // dem must be computed again: its rate or its round trip moved
+	rem    float64     // bytes left to inject, at time at
+	at     engine.Time //
+	inj    float64     // bits/s the NIC injects now
+	cinj   float64     // the injection the links' arrival sums hold for this flow
+
+	dem    float64 // its last demand (rounds.go), bits/s
+	slack  float64 // at its last demand: how much longer its round trip could be before its window held it back, seconds (≤ 0: it does)
+	rtt    float64 // its round trip at its last demand, seconds
+	rtt0   float64 // the round trip of a full packet and its ACK through empty queues, seconds (the window's clock)
+	lim    float64 // at the last share of its port: the most the port could give it, bits/s
+	line   float64 // line rate: its first link's
+	sendT  engine.Timer
+	sendAt engine.Time // when sendT fires
+
+	rp cc.DCQCN
+
+	gate   cc.CNPGate
+	lastRx engine.Time
+	bnWait engine.Time // the wait of the last byte at bn
+	// delay is the sum of the path's link delays; sf the time the switches of the path take
+	// to store the last packet before sending it on (Transport.Tail, set when the flow is
+	// sent); ackDelay the ACK's propagation and serialisation on its route back.
+	delay, sf, ackDelay engine.Time
+	tag                 int64
+	bytes               int64 // payload
+	wire                int64 // bytes on the wire: payload and headers
+	start               engine.Time
+	roundB              float64 // DCTCP, HPCC: bytes injected when the current round began
+	ccT                 engine.Timer
+	roundT              engine.Timer
+	bn                  int32  // the link where the last byte waited longest, -1 when it never waited
+	cnps                uint32 // CNPs that reached the sender while it was sending (monitor.go)
+	marks               uint32 // DCTCP: marked packets in the current round
+	_                   [44]byte
 }
 
 // entry is a flow on a link's list: the flow and the hop of its path this link is.
