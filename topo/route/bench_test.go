@@ -76,8 +76,8 @@ func randomFlows(n, gpus int) []flow {
 	return fs
 }
 
-// BenchmarkRoute16384 routes random flows (a cycle of 1M) on a warm router: ns/op is per flow.
-func BenchmarkRoute16384(b *testing.B) {
+// warmRouter16384 is the 16,384-GPU fabric and a router over it with every distance table built.
+func warmRouter16384(b *testing.B) (*topo.Topology, *Router) {
 	tp := spectrumX16384(b)
 	r, err := New(tp)
 	if err != nil {
@@ -86,6 +86,13 @@ func BenchmarkRoute16384(b *testing.B) {
 	if err := r.Warm(); err != nil {
 		b.Fatal(err)
 	}
+	return tp, r
+}
+
+// BenchmarkRoute16384 routes random flows (a cycle of 1M) on a warm router: ns/op is per flow.
+func BenchmarkRoute16384(b *testing.B) {
+	tp, r := warmRouter16384(b)
+	var err error
 	flows := randomFlows(1<<20, tp.NumGPUs())
 	buf := make([]int32, 0, 16)
 	b.ReportAllocs()
@@ -188,14 +195,8 @@ func flowAckPairs(gpus int) []flow {
 // reverse route, ports swapped), so that consecutive routes alternate destinations, for many
 // pairs on a warm router: ns/op is per flow and ACK.
 func BenchmarkRouteFlowAck16384(b *testing.B) {
-	tp := spectrumX16384(b)
-	r, err := New(tp)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := r.Warm(); err != nil {
-		b.Fatal(err)
-	}
+	tp, r := warmRouter16384(b)
+	var err error
 	flows := flowAckPairs(tp.NumGPUs())
 	buf := make([]int32, 0, 16)
 	ack := make([]int32, 0, 16)
