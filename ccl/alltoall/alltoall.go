@@ -36,6 +36,7 @@ func Direct(req ccl.Request) (*ccl.FlowDAG, error) {
 	}
 	b := ccl.NewDAGBuilder(c)
 	n := len(req.Ranks)
+	b.Grow(n*(n-1), 0)
 	for i := range n {
 		for k := 1; k < n; k++ {
 			b.Add(flow(&c, i, (i+k)%n, ccl.KindDirect, 0))
@@ -60,6 +61,7 @@ func Pairwise(req ccl.Request) (*ccl.FlowDAG, error) {
 	}
 	b := ccl.NewDAGBuilder(c)
 	n := len(req.Ranks)
+	b.Grow(n*(n-1), 2*n*max(n-2, 0))
 	sent := make([]ccl.FlowID, n) // round k−1's flow sent by i
 	recv := make([]ccl.FlowID, n) // round k−1's flow received by i
 	nsent := make([]ccl.FlowID, n)
