@@ -102,6 +102,7 @@ type Simulator struct {
 	parents   []ccl.FlowID
 
 	flows   uint64
+	arrived uint64 // flows done
 	records FlowRecord
 	raw     []RawFlow
 
@@ -263,6 +264,7 @@ func NewCCSimulator(s *engine.Scheduler, fab *Fabric, cfg ccfluid.Config, pfc cc
 // flowNetwork is what the simulator needs of a network model besides starting flows (which
 // the two models do differently: see startPath).
 type flowNetwork interface {
+	InFlightProgress() float64
 	Tag(f fluid.FlowID) int64
 	Bytes(f fluid.FlowID) int64
 	Path(f fluid.FlowID) []int32
@@ -299,6 +301,18 @@ func (m *Simulator) Err() error { return m.err }
 
 // Flows is the number of flows started so far.
 func (m *Simulator) Flows() uint64 { return m.flows }
+
+// FlowsDone is the number of flows done so far (arrived, or at the ACK with ACK completion).
+func (m *Simulator) FlowsDone() uint64 { return m.arrived }
+
+// Progress is how much of its work the simulation has done, in flows: each flow counts half
+// when it starts (placing it costs a solve, which is most of the work of an all-to-all
+// starting thousands at once) and the other half as its bytes are sent, in proportion, so an
+// all-to-all, whose flows all end at the end, shows its progress too. O(flow slots): for
+// progress reports.
+func (m *Simulator) Progress() float64 {
+	return (float64(m.flows) + float64(m.arrived) + m.net.InFlightProgress()) / 2
+}
 
 // Run starts DAG d now; done is called (from an engine event) when its last flow has arrived.
 // The run's id is reused once it is done.
@@ -562,6 +576,7 @@ func (m *Simulator) FlowSent(f fluid.FlowID, now engine.Time) {
 // parents have now all arrived. The network reports an arrival when the flow is sent, with the
 // arrival time as now; everything that follows is scheduled from that time.
 func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
+	m.arrived++
 	tag := m.net.Tag(nf)
 	id, f := RunID(tag>>32), ccl.FlowID(uint32(tag))
 	if len(m.obs) > 0 {

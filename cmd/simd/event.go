@@ -357,8 +357,12 @@ func (s *session) simulate(out *eventOutputs, tally bool) (*eventRun, error) {
 	defer mons.abort()
 	began := time.Now()
 	runner := workloads.NewRunner(s.w, s.layout, sched, net)
-	prog := newProgress(s.stderr, s.o.quiet, sched, "steps", runner.Progress)
+	prog := newProgress(s.stderr, s.o.quiet, s.o.progressEvery, sched, "steps", runner.Progress)
 	if prog != nil {
+		if est.flows > 0 {
+			prog.flows = func() (float64, int64) { return sim.Progress(), est.flows }
+			prog.started = func() bool { return sim.Flows() > 0 }
+		}
 		// The analytical mode prices the same iteration in milliseconds; its total is the
 		// progress report's yardstick for the time left.
 		if rep, err := s.analyticalReport(); err == nil && rep.Summary.Total > 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"simd/ccl/nccl"
 	"simd/workloads/moe"
@@ -29,20 +30,21 @@ type options struct {
 	logLevel                       string
 	allowShortWorkload             bool
 	// Event mode.
-	flows      string
-	nvls, pxn  bool
-	pxnVariant pxnVariantFlag
-	algoPolicy string
-	forceAlgo  string
-	sendLatNs  int64
-	chunks     int
-	seed       uint64
-	quiet      bool
-	plot       bool
-	epDispatch string
-	moeModel   moe.DispatchModel
-	threads    int
-	completion string
+	flows         string
+	nvls, pxn     bool
+	pxnVariant    pxnVariantFlag
+	algoPolicy    string
+	forceAlgo     string
+	sendLatNs     int64
+	chunks        int
+	seed          uint64
+	quiet         bool
+	progressEvery time.Duration
+	plot          bool
+	epDispatch    string
+	moeModel      moe.DispatchModel
+	threads       int
+	completion    string
 	// Limits (guard.go, memory.go).
 	limits
 	maxMemory bytesFlag
@@ -164,6 +166,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
 			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
 			{[]string{"quiet"}, "", "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", "", boolean(&o.quiet)},
+			{[]string{"progress-every"}, "DURATION", "the progress report's interval, e.g. 500ms or 1m; the first report comes after one interval", "1s on a terminal, else 10s; the first after 2s", func(n, u string) { fs.DurationVar(&o.progressEvery, n, 0, u) }},
 			{[]string{"cpuprofile"}, "FILE", "write a CPU profile of the run (go tool pprof reads it)", "", str(&o.cpuProfile)},
 			{[]string{"memprofile"}, "FILE", "write a heap profile at the end of the run", "", str(&o.memProfile)},
 		}},
@@ -287,6 +290,9 @@ func parseFlags(args []string) (*options, error) {
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (simd -h lists the flags)", fs.Arg(0))
+	}
+	if o.progressEvery < 0 {
+		return nil, fmt.Errorf("-progress-every %v: expected a positive duration (0: the default)", o.progressEvery)
 	}
 	if o.maxWall < 0 {
 		return nil, fmt.Errorf("-max-wall %v: expected a duration of 0 (no limit) or more", o.maxWall)

@@ -97,7 +97,7 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	var arrived int
 	sim.Observe(lastArrival{&last, &arrived})
 	sim.StartRaw(raw)
-	prog := newProgress(stderr, o.quiet, sched, "flows", func() (int, int) { return arrived, len(raw) })
+	prog := newProgress(stderr, o.quiet, o.progressEvery, sched, "flows", func() (int, int) { return arrived, len(raw) })
 	began := time.Now()
 	guard := guardRun(sched, o.limits, prog)
 	sched.Run()

@@ -45,6 +45,9 @@ const (
 type memoryEstimate struct {
 	bytes int64
 	what  string // the largest part, in words
+	// flows is the number of flows of the whole iteration, every collective counted each time
+	// it runs (the progress report's yardstick); 0 if a count overflowed.
+	flows int64
 }
 
 // estimateMemory estimates the peak memory of running w on the fabric: every distinct
@@ -60,26 +63,33 @@ func (s *session) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bo
 		group ccl.GroupKind
 		bytes uint64
 	}
-	seen := map[key]bool{}
-	var stored, widest int64
+	seen := map[key]int64{} // a distinct collective's flows, all groups together
+	var stored, widest, flows int64
 	var widestWhat string
+	flowsOK := true
 	for i := range s.w.Layers {
 		for ph := workloads.Fwd; ph <= workloads.WG; ph++ {
 			c := s.w.Collective(s.layout, i, ph)
 			k := key{c.Op, c.Group, c.Bytes}
-			if c.Op == ccl.OpNone || c.Group == ccl.GroupNone || c.GroupSize <= 1 || seen[k] {
+			if c.Op == ccl.OpNone || c.Group == ccl.GroupNone || c.GroupSize <= 1 {
 				continue
 			}
-			seen[k] = true
+			if f, ok := seen[k]; ok {
+				flows, ok = units.Sum(flows, f)
+				flowsOK = flowsOK && ok
+				continue
+			}
 			fp, groups, choice, err := sel.Footprint(s.layout, totalGPUs, c.Op, c.Group, int64(c.Bytes), s.o.chunks)
 			if err != nil {
 				return memoryEstimate{}, err
 			}
 			all, err := fp.Scaled(groups)
+			seen[k] = all.Flows
+			sum, ok := units.Sum(flows, all.Flows)
+			flows, flowsOK = sum, flowsOK && ok && err == nil
 			overflow := func() (memoryEstimate, error) {
 				return memoryEstimate{bytes: math.MaxInt64, what: fmt.Sprintf("%s %s on %d %s groups of %d ranks: more flows than an int64 counts", choice.Algorithm, c.Op, groups, c.Group, c.GroupSize)}, nil
 			}
-			var ok bool
 			if stored, ok = units.Sum(stored, all.Stored); err != nil || !ok {
 				return overflow()
 			}
@@ -97,6 +107,9 @@ func (s *session) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bo
 		return memoryEstimate{bytes: math.MaxInt64, what: "more bytes than an int64 counts"}, nil
 	}
 	est := memoryEstimate{bytes: total, what: widestWhat}
+	if flowsOK {
+		est.flows = flows
+	}
 	if plans > flight {
 		est.what = fmt.Sprintf("%d flows of generated collective plans at ~%d B each", stored, bytesPerStoredFlow)
 	}

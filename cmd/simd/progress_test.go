@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"simd/engine"
 )
@@ -14,7 +15,7 @@ func TestProgressLines(t *testing.T) {
 	var buf bytes.Buffer
 	s := engine.NewScheduler()
 	steps := 0
-	p := newProgress(&buf, false, s, "steps", func() (int, int) { return steps, 4 })
+	p := newProgress(&buf, false, 0, s, "steps", func() (int, int) { return steps, 4 })
 	p.firstGap, p.every = 0, 0
 	g := guardRun(s, limits{}, p)
 	for i := range 3 * watchEvents {
@@ -33,14 +34,45 @@ func TestProgressLines(t *testing.T) {
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
 	}
 	for _, l := range lines {
-		if !strings.HasPrefix(l, "simd: simulated ") || !strings.Contains(l, "/4 steps") || !strings.Contains(l, "left") {
+		if !strings.HasPrefix(l, "simd: ") || !strings.Contains(l, " in, simulated ") || !strings.Contains(l, "/4 steps") || !strings.Contains(l, "left") {
 			t.Errorf("line %q", l)
 		}
 	}
 	if !strings.Contains(lines[0], "4.095 ms") {
 		t.Errorf("first report at %q, want the clock after 4,096 events", lines[0])
 	}
-	if newProgress(&buf, true, s, "steps", nil) != nil {
+	if newProgress(&buf, true, 0, s, "steps", nil) != nil {
 		t.Error("-quiet still reports")
+	}
+}
+
+// The time left is the wall time since the first flow scaled by the work still to go: set-up
+// before the first flow does not count, and before it there is no estimate.
+func TestProgressEstimate(t *testing.T) {
+	s := engine.NewScheduler()
+	p := newProgress(&bytes.Buffer{}, false, 0, s, "steps", func() (int, int) { return 0, 1 })
+	t0 := p.began
+	var work float64
+	started := false
+	p.flows = func() (float64, int64) { return work, 110 }
+	p.started = func() bool { return started }
+	if got := p.left(t0.Add(3*time.Second), work, 110, 0, 1); got != "?" {
+		t.Errorf("before the first flow: %q left, want ?", got)
+	}
+	// The first flows start 3 s in (set-up), with 10 flows' worth done at the first look.
+	p.last = t0.Add(3 * time.Second)
+	started, work = true, 10
+	p.tick()
+	if !p.anchored {
+		t.Fatal("no anchor at the first look with flows")
+	}
+	p.anchorAt = t0.Add(3 * time.Second) // the look's own clock reading, made exact
+	// 5 s later 60 are done: 50 in 5 s, so the 50 to go take 5 s (not 6 s × 50/60).
+	if got := p.left(t0.Add(8*time.Second), 60, 110, 0, 1); got != "5s" {
+		t.Errorf("%q left, want 5s", got)
+	}
+	// More work than counted: unknown rather than negative.
+	if got := p.left(t0.Add(9*time.Second), 120, 110, 0, 1); got != "?" {
+		t.Errorf("past the count: %q left, want ?", got)
 	}
 }

@@ -1164,6 +1164,22 @@ func (n *Network) Stats() Stats { return n.stats }
 // Graph is the network's graph.
 func (n *Network) Graph() *route.Graph { return n.g }
 
+// InFlightProgress counts the flows started and not yet arrived, each as the share of its
+// bytes its sender has sent so far (1 once the last is out). It visits every flow slot: it is
+// for progress reports, not for the event loop.
+func (n *Network) InFlightProgress() float64 {
+	sum := 0.0
+	for i := range n.flows {
+		switch n.flows[i].state {
+		case stateSending:
+			sum += n.Injected(FlowID(i)) / float64(n.flows[i].wire)
+		case stateSent:
+			sum++
+		}
+	}
+	return sum
+}
+
 // Injected is how many bytes flow f's sender has sent so far.
 func (n *Network) Injected(f FlowID) float64 {
 	fl := &n.flows[f]

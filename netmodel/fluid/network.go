@@ -485,6 +485,24 @@ func (n *Network) Remaining(f FlowID) float64 {
 	return max(rem, 0) / 8
 }
 
+// InFlightProgress counts the flows started and not yet arrived, each as the share of its
+// bytes sent so far (1 once the last is out). It visits every flow slot: it is for progress
+// reports, not for the event loop.
+func (n *Network) InFlightProgress() float64 {
+	now, sum := n.s.Now(), 0.0
+	for i := range n.hot {
+		switch fh := &n.hot[i]; fh.state {
+		case stateActive:
+			fl := &n.flows[i]
+			rem := fl.rem - float64(fh.rate*float64(now-fl.at))/1e12
+			sum += 1 - max(rem, 0)/(float64(n.opt.Transport.Wire(fl.bytes))*8)
+		case stateSent:
+			sum++
+		}
+	}
+	return sum
+}
+
 // Active is the number of flows transmitting.
 func (n *Network) Active() int { return n.active }
 
