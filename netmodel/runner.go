@@ -265,6 +265,7 @@ func NewCCSimulator(s *engine.Scheduler, fab *Fabric, cfg ccfluid.Config, pfc cc
 // the two models do differently: see startPath).
 type flowNetwork interface {
 	InFlightProgress() float64
+	Reserve(flows int)
 	Tag(f fluid.FlowID) int64
 	Bytes(f fluid.FlowID) int64
 	Path(f fluid.FlowID) []int32
@@ -343,6 +344,16 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 		}
 		return id
 	}
+	roots := 0
+	for f := range d.NumFlows() {
+		m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
+		if len(m.parents) == 0 {
+			roots++
+		}
+	}
+	// The roots are in flight together: their flow slots are made in one go rather than by
+	// doubling (a million-flow all-to-all would copy its flow table twice over).
+	m.net.Reserve(roots)
 	for f := range d.NumFlows() {
 		m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
 		if len(m.parents) == 0 {
