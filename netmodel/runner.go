@@ -124,17 +124,17 @@ type failedLink struct {
 
 // RawFlow is a point-to-point transfer that belongs to no collective, as a flow file lists them.
 type RawFlow struct {
-	Src, Dst int32 // nodes
-	Bytes    int64
-	DPort    uint16
-	Start    engine.Time
+	Src, Dst     int32 // nodes
+	Bytes        int64
+	Sport, DPort uint16 // the ports its packets carry (the ECMP hash's input)
+	Start        engine.Time
 }
 
 // rawRun marks raw flows in event targets and flow tags.
 const rawRun RunID = -1
 
-// StartRaw schedules raw flows at their start times (which must not be in the past). Each gets
-// the next source port of its node pair; its FlowRecord has Run -1 and Flow its index in flows.
+// StartRaw schedules raw flows at their start times (which must not be in the past), each with
+// its own ports; its FlowRecord has Run -1 and Flow its index in flows.
 func (m *Simulator) StartRaw(flows []RawFlow) {
 	base := len(m.raw)
 	m.raw = append(m.raw, flows...)
@@ -430,7 +430,7 @@ func (m *Simulator) server(c *ccl.Collective, endpoint int32) int {
 func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 	if RunID(ev.Target) == rawRun {
 		rf := m.raw[ev.Arg]
-		if err := m.startPath(rf.Src, rf.Dst, rf.DPort, rf.Bytes, int64(rawRun)<<32|ev.Arg); err != nil && m.err == nil {
+		if err := m.startPath(m.pairs.get(rf.Src, rf.Dst), rf.Src, rf.Dst, rf.Sport, rf.DPort, rf.Bytes, int64(rawRun)<<32|ev.Arg); err != nil && m.err == nil {
 			m.fail(fmt.Sprintf("flow %d (node %d → %d)", ev.Arg, rf.Src, rf.Dst), err)
 		}
 		return
@@ -447,7 +447,10 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		var dst int32
 		dst, err = m.fab.Node(rel.dst)
 		if err == nil {
-			err = m.startPath(src, dst, DPort, rel.bytes, int64(rel.run)<<32|int64(rel.id))
+			ps := m.pairs.get(src, dst)
+			sport := route.QPSport(int(ps.qps))
+			ps.qps++
+			err = m.startPath(ps, src, dst, sport, DPort, rel.bytes, int64(rel.run)<<32|int64(rel.id))
 		}
 	}
 	if err != nil && m.err == nil {
@@ -468,17 +471,14 @@ func (m *Simulator) fail(flow string, err error) {
 	m.s.Stop()
 }
 
-// startPath routes a flow with the next source port of its node pair and hands it to the
-// network. With the transport's ACKs it also routes the ACKs
+// startPath routes a flow with source port sport (a collective's flow: the next QP of its node
+// pair ps) and hands it to the network. With the transport's ACKs it also routes the ACKs
 // back, as the receiver's switches forward them: from dst to src with the flow's ports swapped
 // (SimAI's ACK carries sport = the flow's dport and dport = its sport, rdma-hw.cc ReceiveUdp).
 // The ideal model is given the time from the last byte leaving the sender to the flow being
 // done; the congestion-controlled model follows the last packet and the ACK through its queues
 // itself.
-func (m *Simulator) startPath(src, dst int32, dport uint16, bytes int64, tag int64) error {
-	ps := m.pairs.get(src, dst)
-	sport := route.QPSport(int(ps.qps))
-	ps.qps++
+func (m *Simulator) startPath(ps *pairState, src, dst int32, sport, dport uint16, bytes int64, tag int64) error {
 	path, delay, err := m.route(ps, src, dst, sport, dport)
 	if err != nil {
 		return err

@@ -165,7 +165,8 @@ func TestCompare(t *testing.T) {
 // 400 Gbps NIC link: they are sent after 2·1,005,824·8/C (the payload and 112 packets' headers
 // each), their last packet crosses the ToR (at C/2 it waits behind the full packet before it,
 // fluid.Transport.Tail), 1 µs there, 1 µs and two 60-byte ACKs back. The NVLink flow: its wire
-// bytes at 2880 Gbps, the NVSwitch storing the last packet, 50 ns there and 50 ns back.
+// bytes at 2880 Gbps, the NVSwitch storing the last packet, 50 ns there and 50 ns back. Flow i
+// has source port 40000 + i, as SimAI sends a flow file's flows.
 func TestFlowFile(t *testing.T) {
 	dir := t.TempDir()
 	flows := writeFile(t, dir, "flow.txt", "3\n0 1 3 100 1000000 0.000001\n0 9 3 100 1000000 0.000001\n2 9 3 100 1000000 0.000001\n")
@@ -179,9 +180,9 @@ func TestFlowFile(t *testing.T) {
 	wire := float64(tr.Wire(1e6) * 8)
 	nvlink := wire/2880 + float64(tr.Tail(1e6, 2880e9, []float64{2880e9, 2880e9}))/1000 + 100 + 2*60*8/2880.0
 	shared := 2*wire/400 + float64(tr.Tail(1e6, 200e9, []float64{400e9, 400e9}))/1000 + 2000 + 2*60*8/400.0
-	want := fmt.Sprintf("0b000001 0b000101 10000 100 1000000 1000 %d 2943\n", int(nvlink)) +
-		fmt.Sprintf("0b000001 0b000901 10000 100 1000000 1000 %d 22476\n", int(shared)) +
-		fmt.Sprintf("0b000201 0b000901 10000 100 1000000 1000 %d 22476\n", int(shared))
+	want := fmt.Sprintf("0b000001 0b000101 40000 100 1000000 1000 %d 2943\n", int(nvlink)) +
+		fmt.Sprintf("0b000001 0b000901 40001 100 1000000 1000 %d 22476\n", int(shared)) +
+		fmt.Sprintf("0b000201 0b000901 40002 100 1000000 1000 %d 22476\n", int(shared))
 	if fct != want {
 		t.Errorf("fct.txt:\n%s\nwant:\n%s", fct, want)
 	}
@@ -264,7 +265,7 @@ func TestMonitors(t *testing.T) {
 			t.Errorf("bw.txt lacks %q:\n%s", row, files["bw.txt"])
 		}
 	}
-	if !strings.Contains(files["rate.txt"], "5000, 0, 9, 10000, 100, 1000000, 400000000000\n") {
+	if !strings.Contains(files["rate.txt"], "5000, 0, 9, 40001, 100, 1000000, 400000000000\n") {
 		t.Errorf("rate.txt:\n%s", files["rate.txt"])
 	}
 
@@ -489,5 +490,57 @@ func TestEPDispatch(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, dir, "-w", w, "-g", "16", "-c", c, "-o", "bad", "-ep-dispatch", "magic"); code != 2 || !strings.Contains(errOut, "-ep-dispatch") {
 		t.Errorf("bad value: exit %d, %s", code, errOut)
+	}
+}
+
+// A flow file's flow i has source port 40000 + i, which picks its ECMP path, as in SimAI's
+// ns-3 with the raw-flow patch. On the 16-GPU Spectrum-X fabric 3→12 and 11→4 cross from rail
+// 3 to rail 4 through one of the PSWs: as flows 0 and 1 (ports 40000, 40001) they take
+// different PSWs and each runs alone (ns-3: 15,091 ns each); as flows 2 and 1 (ports 40002,
+// 40001, behind a small NVLink flow 0) they meet on one ASW uplink and share it, each sending
+// its wire bytes at C/2, one more serialisation at C than alone (ns-3: 25,454 and 25,589 ns).
+// With the ports of a collective's QPs (10000 for the first flow of a pair) both pairs
+// collide in both files.
+func TestFlowFileSourcePorts(t *testing.T) {
+	dir := t.TempDir()
+	tp := mustAbs(t, "testdata/ns3ref/topo/Spectrum-X_16g_8gps_400Gbps_H100")
+	ports := map[string]string{}
+	run := func(name, text string) map[string]float64 {
+		t.Helper()
+		flows := writeFile(t, dir, name, text)
+		out := filepath.Join(dir, name+".out")
+		if code, _, errOut := runCLI(t, dir, "-flows", flows, "-n", tp, "-o", out); code != 0 {
+			t.Fatal(errOut)
+		}
+		fct := map[string]float64{}
+		for _, line := range strings.Split(strings.TrimSpace(readFile(t, filepath.Join(out, "fct.txt"))), "\n") {
+			f := strings.Fields(line)
+			v, err := strconv.ParseFloat(f[6], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fct[f[0]+" "+f[1]] = v
+			ports[f[0]+" "+f[1]] = f[2]
+		}
+		return fct
+	}
+	apart := run("apart.txt", "2\n3 12 3 100 524288 0.000006\n11 4 3 100 524288 0.000006\n")
+	met := run("met.txt", "3\n0 1 3 100 1000 0.0001\n11 4 3 100 524288 0.000006\n3 12 3 100 524288 0.000006\n")
+	extra := float64(fluid.SimAITransport(9000, 0).Wire(524288)*8) / 400
+	alone := apart["0b000301 0b000c01"]
+	if d := apart["0b000b01 0b000401"] - alone; math.Abs(d) > 1 || alone > 1.5*extra {
+		t.Errorf("flows on different PSWs: FCTs %v and %v, want both alone (about %.0f ns of serialisation and ~4.5 µs more)", alone, alone+d, extra)
+	}
+	if ports["0b000301 0b000c01"] != "40002" || ports["0b000b01 0b000401"] != "40001" {
+		t.Errorf("source ports %v, want 40000 + the flow's index", ports)
+	}
+	for _, k := range []string{"0b000301 0b000c01", "0b000b01 0b000401"} {
+		got, ok := met[k]
+		if !ok {
+			t.Fatalf("no flow %s in %v", k, met)
+		}
+		if math.Abs(got-(alone+extra)) > 0.03*extra {
+			t.Errorf("flow %s met another on a PSW uplink: FCT %.0f ns, want about %.0f (alone %.0f + %.0f)", k, got, alone+extra, alone, extra)
+		}
 	}
 }

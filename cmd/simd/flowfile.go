@@ -53,7 +53,7 @@ func runFlowFile(o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	}
 	raw := make([]netmodel.RawFlow, len(flows))
 	for i, fl := range flows {
-		raw[i] = netmodel.RawFlow{Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, DPort: fl.DPort, Start: fl.Start}
+		raw[i] = netmodel.RawFlow{Src: fl.Src, Dst: fl.Dst, Bytes: fl.Bytes, Sport: rawSport(i), DPort: fl.DPort, Start: fl.Start}
 	}
 	fab, err := netmodel.NewFabric(t)
 	if err != nil {
@@ -186,3 +186,9 @@ func (l lastArrival) FlowDone(r *netmodel.FlowRecord) {
 	*l.t = max(*l.t, r.Arrived)
 	*l.n++
 }
+
+// rawSport is the source port of a flow file's flow i: 40000 + i, as SimAI's ns-3 sends the
+// flows of a FLOW_FILE with the raw-flow patch its reference runs use (16 bits: the port
+// wraps after 25,535 flows). The port is an input of the ECMP hash, so the same file takes
+// the same paths in both, and the fct.txt lines of both carry the same ports.
+func rawSport(i int) uint16 { return uint16(40000 + i) }
