@@ -43,7 +43,7 @@ func TestMonitorLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	const S = 4 << 20
-	sim.StartRaw([]RawFlow{{Src: 0, Dst: 2, Bytes: S, DPort: DPort}, {Src: 1, Dst: 2, Bytes: S, DPort: DPort}})
+	sim.StartRaw([]RawFlow{{Src: 0, Dst: 2, Bytes: S, Sport: 10000, DPort: DPort}, {Src: 1, Dst: 2, Bytes: S, Sport: 10000, DPort: DPort}})
 	s.Run()
 	for _, l := range []interface{ Flush() error }{ql, bl, rl, cl} {
 		if err := l.Flush(); err != nil {
