@@ -100,6 +100,7 @@ type Simulator struct {
 	pathBuf   []int32
 	kids      []ccl.FlowID
 	parents   []ccl.FlowID
+	roots     []ccl.FlowID // scratch: the roots of a DAG being started
 
 	flows   uint64
 	arrived uint64 // flows done
@@ -344,21 +345,18 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 		}
 		return id
 	}
-	roots := 0
+	m.roots = m.roots[:0]
 	for f := range d.NumFlows() {
 		m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
 		if len(m.parents) == 0 {
-			roots++
+			m.roots = append(m.roots, ccl.FlowID(f))
 		}
 	}
 	// The roots are in flight together: their flow slots are made in one go rather than by
 	// doubling (a million-flow all-to-all would copy its flow table twice over).
-	m.net.Reserve(roots)
-	for f := range d.NumFlows() {
-		m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
-		if len(m.parents) == 0 {
-			m.release(id, ccl.FlowID(f), m.s.Now())
-		}
+	m.net.Reserve(len(m.roots))
+	for _, f := range m.roots {
+		m.release(id, f, m.s.Now())
 	}
 	return id
 }
