@@ -16,24 +16,7 @@ func psOf(s float64) engine.Time { return engine.Time(math.Ceil(s * 1e12)) }
 // CC_MODE cc) and the transport tr, and returns each flow's FCT (done − start).
 func rawFCT(t *testing.T, cc int, tr fluid.Transport, flows []RawFlow) []engine.Time {
 	t.Helper()
-	fab := spectrumX16(t, 8)
-	conf, err := configs.ShippedSimAIConf()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf.CCMode = cc
-	s := engine.NewScheduler()
-	var sim *Simulator
-	if cfg, on, err := CCConfig(&conf, fab, 1); err != nil {
-		t.Fatal(err)
-	} else if on {
-		cfg.Transport = tr
-		if sim, err = NewCCSimulator(s, fab, cfg, nil); err != nil {
-			t.Fatal(err)
-		}
-	} else {
-		sim = NewSimulator(s, fab, Options{Transport: tr})
-	}
+	s, sim := shippedSimulator(t, cc, tr)
 	var recs []FlowRecord
 	sim.Observe(recorder{&recs})
 	sim.StartRaw(flows)
@@ -46,6 +29,30 @@ func rawFCT(t *testing.T, cc int, tr fluid.Transport, flows []RawFlow) []engine.
 		fct[r.Flow] = r.Arrived - r.Start
 	}
 	return fct
+}
+
+// shippedSimulator is a simulator on a 16-GPU Spectrum-X fabric with SimAI's shipped
+// SimAI.conf (with CC_MODE cc) and the transport tr, and its scheduler.
+func shippedSimulator(t *testing.T, cc int, tr fluid.Transport) (*engine.Scheduler, *Simulator) {
+	t.Helper()
+	fab := spectrumX16(t, 8)
+	conf, err := configs.ShippedSimAIConf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf.CCMode = cc
+	s := engine.NewScheduler()
+	if cfg, on, err := CCConfig(&conf, fab, 1); err != nil {
+		t.Fatal(err)
+	} else if on {
+		cfg.Transport = tr
+		sim, err := NewCCSimulator(s, fab, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, sim
+	}
+	return s, NewSimulator(s, fab, Options{Transport: tr})
 }
 
 // When a flow is done, on an idle path, in both models. An 8 KiB flow is one packet of 8,244

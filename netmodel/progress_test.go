@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"simd/configs"
 	"simd/engine"
 	"simd/netmodel/fluid"
 )
@@ -18,24 +17,7 @@ func TestSimulatorProgress(t *testing.T) {
 	start := 10 * engine.Microsecond
 	sendTime := psOf(float64(tr.Wire(1e6)*8) / c)
 	for _, cc := range []int{0, 1} {
-		fab := spectrumX16(t, 8)
-		conf, err := configs.ShippedSimAIConf()
-		if err != nil {
-			t.Fatal(err)
-		}
-		conf.CCMode = cc
-		s := engine.NewScheduler()
-		var sim *Simulator
-		if cfg, on, err := CCConfig(&conf, fab, 1); err != nil {
-			t.Fatal(err)
-		} else if on {
-			cfg.Transport = tr
-			if sim, err = NewCCSimulator(s, fab, cfg, nil); err != nil {
-				t.Fatal(err)
-			}
-		} else {
-			sim = NewSimulator(s, fab, Options{Transport: tr})
-		}
+		s, sim := shippedSimulator(t, cc, tr)
 		sim.StartRaw([]RawFlow{{Src: 0, Dst: 9, Bytes: 1e6, DPort: DPort, Start: start}})
 		got := map[string]float64{}
 		look := func(name string, at engine.Time) {
