@@ -166,8 +166,8 @@ func NewDAGBuilder(c Collective) *DAGBuilder { return &DAGBuilder{coll: c} }
 
 // Grow makes room for flows more flows and edges more parent links, so that a generator that
 // knows its size allocates once: growing a slice of a million flows by doubling copies it about
-// twice over, through freshly faulted pages, which costs ~1 s for a 1,024-rank all-to-all
-// (ccl/alltoall's BenchmarkDirect1024).
+// twice over, through freshly faulted pages (ccl/alltoall's BenchmarkDirect1024 times a
+// 1,024-rank all-to-all's plan).
 func (b *DAGBuilder) Grow(flows, edges int) {
 	b.flows = slices.Grow(b.flows, flows)
 	b.edges = slices.Grow(b.edges, edges)
