@@ -76,3 +76,11 @@ func TestProgressEstimate(t *testing.T) {
 		t.Errorf("past the count: %q left, want ?", got)
 	}
 }
+
+// A negative -progress-every is refused, naming the flag.
+func TestProgressEveryNegative(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, dir, "-progress-every", "-1s", "-o", "neg"); code != exitBadInput || !strings.Contains(errOut, "-progress-every -1s: expected a positive duration") {
+		t.Errorf("-progress-every -1s: exit %d: %s", code, errOut)
+	}
+}
