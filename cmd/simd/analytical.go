@@ -16,9 +16,9 @@ import (
 	"simd/ccl/analytical"
 	"simd/configs"
 	"simd/configs/lex"
-	"simd/engine"
 	"simd/topo"
 	"simd/workloads"
+	"simd/workloads/sim"
 )
 
 // maxGPUs bounds the GPU count, far above any cluster built, so that a typo such as -g 100000000
@@ -28,31 +28,21 @@ const maxGPUs = 1 << 20
 // defaultExample is the shipped workload simd runs when no -w is given.
 const defaultExample = "microAllReduce.txt"
 
-// cluster is what the analytical model needs to know about the machine, with where each figure
-// came from.
-type cluster struct {
-	gpus, gpusPerServer, nicsPerServer int
-	nvlink, nic                        float32 // GB/s
-	gpuType                            string
-	fabric                             string         // the topology the figures came from
-	topology                           *topo.Topology // -n's, or the default fabric
-}
-
-// session is what every mode needs: the inputs read and checked, the cluster settled, the
-// layout and the analytical cost model.
+// session is what every mode needs: the inputs read and checked, the cluster settled and the
+// workload laid out on it (workloads/sim).
 type session struct {
 	o      *options
 	log    *zap.Logger
 	stdout io.Writer
 	stderr io.Writer // progress reports; nil: none
 	ov     workloads.Overlap
+	busbw  *configs.BusBW // -busbw, nil without
 	conf   configs.SimAIConf
 	w      *workloads.Workload
 	wname  string
-	cl     cluster
+	cl     sim.Cluster
+	sim    *sim.Simulation
 	layout ccl.Layout
-	cost   workloads.CostModel
-	ppGBps float32
 	prefix string // the result prefix (-r or derived)
 }
 
@@ -74,41 +64,43 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	if s.cl, err = resolveCluster(o, s.w, log); err != nil {
 		return nil, err
 	}
-	if err := s.w.CheckLayout(s.cl.gpus); err != nil {
-		return nil, badInput(err)
+	if o.busbw != "" {
+		b, err := loadBusBW(o.busbw)
+		if err != nil {
+			return nil, err
+		}
+		s.busbw = &b
 	}
-	s.layout = s.w.Layout(s.cl.gpus, s.cl.gpusPerServer)
-	if err := s.layout.Validate(); err != nil {
-		return nil, badInputf("%s on %d GPUs: %v", s.wname, s.cl.gpus, err)
-	}
-	if s.cost, s.ppGBps, err = costModel(o, s.layout, s.cl); err != nil {
+	s.prefix = resultPrefix(o, s.wname, s.cl.GPUsPerServer, s.cl.NICGBps, float32(o.dpo))
+	s.sim, err = sim.New(sim.Inputs{Workload: s.w, WorkloadName: s.wname, Cluster: s.cl, Conf: s.conf, ConfPath: o.conf, Log: log},
+		sim.Options{Overlap: s.ov, BusBW: s.busbw, FileName: s.fileName()})
+	if err != nil {
 		return nil, err
 	}
-	s.prefix = resultPrefix(o, s.wname, s.cl.gpusPerServer, s.cl.nic, float32(o.dpo))
+	s.layout = s.sim.Layout()
 	return s, nil
+}
+
+// loadBusBW reads -busbw.
+func loadBusBW(path string) (configs.BusBW, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return configs.BusBW{}, badInputf("-busbw: %v", err)
+	}
+	defer f.Close()
+	b, err := configs.ParseBusBW(f, path)
+	if err != nil {
+		return b, badInput(err)
+	}
+	return b, nil
 }
 
 // fileName is the report's "File name" field: the prefix after its last '/'.
 func (s *session) fileName() string { return s.prefix[strings.LastIndex(s.prefix, "/")+1:] }
 
-// analyticalReport runs the compute-only iteration and prices it as SimAI_analytical.
-func (s *session) analyticalReport() (*workloads.AnalyticalReport, error) {
-	runRes, err := workloads.NewRunner(s.w, s.layout, engine.NewScheduler(), nil).Run()
-	if err != nil {
-		return nil, err
-	}
-	rep, err := workloads.AnalyticalEndToEnd(s.w, runRes, s.cost, workloads.AnalyticalOptions{
-		Layout: s.layout, Overlap: s.ov, PipelineGBps: s.ppGBps, FileName: s.fileName(),
-	})
-	if err != nil {
-		return nil, badInput(err)
-	}
-	return rep, nil
-}
-
 func runAnalytical(s *session) error {
 	o := s.o
-	rep, err := s.analyticalReport()
+	rep, err := s.sim.Analytical()
 	if err != nil {
 		return err
 	}
@@ -121,13 +113,13 @@ func runAnalytical(s *session) error {
 	if err := rep.WriteCSV(&csv); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(csvPath, func(f *os.File) error { _, err := f.Write(csv.Bytes()); return err }); err != nil {
+	if err := sim.WriteFileAtomic(csvPath, func(f *os.File) error { _, err := f.Write(csv.Bytes()); return err }); err != nil {
 		return err
 	}
 	written := []string{csvPath}
 	if o.visual != 0 {
 		chartPath := base + "chart.html"
-		if err := writeFileAtomic(chartPath, func(f *os.File) error { return writeChart(f, rep.FileName, rep.Summary, o.lang) }); err != nil {
+		if err := sim.WriteFileAtomic(chartPath, func(f *os.File) error { return writeChart(f, rep.FileName, rep.Summary, o.lang) }); err != nil {
 			return err
 		}
 		written = append(written, chartPath)
@@ -209,8 +201,8 @@ func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Wor
 
 // resolveCluster settles the GPU count, GPUs per server, GPU type and bandwidths: flags first,
 // then the topology (-n, or the default fabric built for the GPU count), then SimAI's tables.
-func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (cluster, error) {
-	var cl cluster
+func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (sim.Cluster, error) {
+	var cl sim.Cluster
 	var sb topo.ServerBandwidth
 	haveTopo := false
 	if o.topology != "" {
@@ -227,59 +219,59 @@ func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (cluster
 			return cl, badInputf("%s: %v", o.topology, err)
 		}
 		haveTopo = true
-		cl.fabric, cl.topology = o.topology, t
+		cl.Fabric, cl.Topology = o.topology, t
 	}
 	switch {
 	case o.set["g"]:
-		cl.gpus = o.gpus.v
-		if haveTopo && cl.gpus != sb.GPUs {
-			log.Warn("-g differs from the topology's GPU count; using -g", zap.Int("g", cl.gpus), zap.Int("topology", sb.GPUs))
+		cl.GPUs = o.gpus.v
+		if haveTopo && cl.GPUs != sb.GPUs {
+			log.Warn("-g differs from the topology's GPU count; using -g", zap.Int("g", cl.GPUs), zap.Int("topology", sb.GPUs))
 		}
 	case haveTopo:
-		cl.gpus = sb.GPUs
+		cl.GPUs = sb.GPUs
 	case w.Header.AllGPUs > 0:
-		cl.gpus = w.Header.AllGPUs
+		cl.GPUs = w.Header.AllGPUs
 	default:
 		return cl, badInputf("%s: the GPU count is unknown (the workload has no all_gpus: key): give -g N or a topology with -n", w.File)
 	}
-	if cl.gpus < 1 || cl.gpus > maxGPUs {
-		return cl, badInputf("GPU count %d: simd simulates 1 to %d GPUs", cl.gpus, maxGPUs)
+	if cl.GPUs < 1 || cl.GPUs > maxGPUs {
+		return cl, badInputf("GPU count %d: simd simulates 1 to %d GPUs", cl.GPUs, maxGPUs)
 	}
-	if w.Header.AllGPUs > 0 && w.Header.AllGPUs != cl.gpus {
-		log.Warn("the workload was generated for a different GPU count; using the simulated one", zap.Int("all_gpus", w.Header.AllGPUs), zap.Int("simulated", cl.gpus))
+	if w.Header.AllGPUs > 0 && w.Header.AllGPUs != cl.GPUs {
+		log.Warn("the workload was generated for a different GPU count; using the simulated one", zap.Int("all_gpus", w.Header.AllGPUs), zap.Int("simulated", cl.GPUs))
 	}
 	switch {
 	case o.set["g_p_s"]:
-		cl.gpusPerServer = o.gpusPerServer
+		cl.GPUsPerServer = o.gpusPerServer
 	case haveTopo:
-		cl.gpusPerServer = sb.GPUsPerServer
+		cl.GPUsPerServer = sb.GPUsPerServer
 	default:
-		cl.gpusPerServer = min(8, cl.gpus)
+		cl.GPUsPerServer = min(8, cl.GPUs)
 	}
-	if cl.gpusPerServer < 1 {
-		return cl, badInputf("-g_p_s %d: need at least 1 GPU per server", cl.gpusPerServer)
+	if cl.GPUsPerServer < 1 {
+		return cl, badInputf("-g_p_s %d: need at least 1 GPU per server", cl.GPUsPerServer)
 	}
 	if !haveTopo {
-		t, err := topo.DefaultFabric(cl.gpus, cl.gpusPerServer)
-		cl.topology = t
+		t, err := topo.DefaultFabric(cl.GPUs, cl.GPUsPerServer)
+		cl.Topology = t
 		if err != nil {
-			return cl, badInputf("building the default fabric for %d GPUs, %d per server: %v", cl.gpus, cl.gpusPerServer, err)
+			return cl, badInputf("building the default fabric for %d GPUs, %d per server: %v", cl.GPUs, cl.GPUsPerServer, err)
 		}
 		if sb, err = t.ServerBandwidth(); err != nil {
 			return cl, err
 		}
-		cl.fabric = fmt.Sprintf("default Spectrum-X fabric, %d switches", t.NumSwitches())
+		cl.Fabric = fmt.Sprintf("default Spectrum-X fabric, %d switches", t.NumSwitches())
 	}
 
-	cl.gpuType = sb.GPUType
+	cl.GPUType = sb.GPUType
 	if o.set["g_type"] {
 		if _, ok := analytical.ParseGPUType(o.gpuType); !ok {
 			return cl, badInputf("-g_type %q: expected A100, A800, H100, H800 or H20", o.gpuType)
 		}
-		cl.gpuType = o.gpuType
+		cl.GPUType = o.gpuType
 	}
 	gpuTable := func() (float32, bool) {
-		g, ok := analytical.ParseGPUType(cl.gpuType)
+		g, ok := analytical.ParseGPUType(cl.GPUType)
 		if !ok {
 			return 0, false
 		}
@@ -287,17 +279,17 @@ func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (cluster
 	}
 	switch {
 	case o.set["nv"] && o.nvlink > 0:
-		cl.nvlink = float32(o.nvlink)
+		cl.NVLinkGBps = float32(o.nvlink)
 	case o.set["g_type"]:
-		cl.nvlink, _ = gpuTable()
+		cl.NVLinkGBps, _ = gpuTable()
 	case sb.NVLinkGBps > 0:
-		cl.nvlink = float32(sb.NVLinkGBps)
+		cl.NVLinkGBps = float32(sb.NVLinkGBps)
 	default:
 		v, ok := gpuTable()
 		if !ok {
-			return cl, badInputf("the NVLink bandwidth is unknown (%s has no NVLink and GPU type %q is not one SimAI knows): give -nv GBPS", cl.fabric, cl.gpuType)
+			return cl, badInputf("the NVLink bandwidth is unknown (%s has no NVLink and GPU type %q is not one SimAI knows): give -nv GBPS", cl.Fabric, cl.GPUType)
 		}
-		cl.nvlink = v
+		cl.NVLinkGBps = v
 	}
 	if o.set["nic_t"] {
 		if _, ok := analytical.NICGBps(o.nicType); !ok {
@@ -306,62 +298,27 @@ func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (cluster
 	}
 	switch {
 	case o.set["nic"] && o.nic > 0:
-		cl.nic = float32(o.nic)
+		cl.NICGBps = float32(o.nic)
 	case o.set["nic_t"]:
-		cl.nic, _ = analytical.NICGBps(o.nicType)
+		cl.NICGBps, _ = analytical.NICGBps(o.nicType)
 	case sb.NICGBps > 0:
-		cl.nic = float32(sb.NICGBps)
+		cl.NICGBps = float32(sb.NICGBps)
 	default:
-		cl.nic, _ = analytical.NICGBps("cx7")
-		log.Debug("no NIC in the topology: using SimAI's cx7 default", zap.Float32("GBps", cl.nic))
+		cl.NICGBps, _ = analytical.NICGBps("cx7")
+		log.Debug("no NIC in the topology: using SimAI's cx7 default", zap.Float32("GBps", cl.NICGBps))
 	}
 	switch {
 	case o.set["n_p_s"]:
-		cl.nicsPerServer = o.nicsPerServer
-		if cl.nicsPerServer < 1 {
-			return cl, badInputf("-n_p_s %d: need at least 1 NIC per server", cl.nicsPerServer)
+		cl.NICsPerServer = o.nicsPerServer
+		if cl.NICsPerServer < 1 {
+			return cl, badInputf("-n_p_s %d: need at least 1 NIC per server", cl.NICsPerServer)
 		}
 	case sb.NICsPerServer > 0:
-		cl.nicsPerServer = sb.NICsPerServer
+		cl.NICsPerServer = sb.NICsPerServer
 	default:
-		cl.nicsPerServer = cl.gpusPerServer
+		cl.NICsPerServer = cl.GPUsPerServer
 	}
 	return cl, nil
-}
-
-// costModel is SimAI's computed-busbw model, or the fixed bandwidths of -busbw. It also returns
-// the bandwidth pipeline-parallel traffic crosses: the busbw file's PP entry, else one GPU's share
-// of its server's NICs.
-func costModel(o *options, l ccl.Layout, cl cluster) (workloads.CostModel, float32, error) {
-	perGPU := float32(cl.nic * float32(cl.nicsPerServer) / float32(cl.gpusPerServer))
-	if o.busbw != "" {
-		f, err := os.Open(o.busbw)
-		if err != nil {
-			return nil, 0, badInputf("-busbw: %v", err)
-		}
-		defer f.Close()
-		b, err := configs.ParseBusBW(f, o.busbw)
-		if err != nil {
-			return nil, 0, badInput(err)
-		}
-		m := analytical.NewFileModel(b)
-		if pp := m.PipelineGBps(); pp > 0 {
-			return m, pp, nil
-		}
-		return m, perGPU, nil
-	}
-	nic, nv, ata, err := configs.ShippedRatioTables()
-	if err != nil {
-		return nil, 0, err
-	}
-	m, err := analytical.New(analytical.Params{
-		Layout: l, NICsPerServer: cl.nicsPerServer, NVLinkGBps: cl.nvlink, NICGBps: cl.nic,
-		Ratios: analytical.Ratios{NIC: nic, NVLink: nv, AllToAll: ata},
-	})
-	if err != nil {
-		return nil, 0, badInput(err)
-	}
-	return m, perGPU, nil
 }
 
 var autoNameParam = regexp.MustCompile(`(world_size|tp|pp|ep|gbs|mbs|seq)(\d+)`)
@@ -395,12 +352,12 @@ func resultPrefix(o *options, workload string, gps int, nic, dpo float32) string
 	return strings.TrimSuffix(base, filepath.Ext(base)) + "-"
 }
 
-func printSummary(w io.Writer, name string, wl *workloads.Workload, l ccl.Layout, cl cluster, rep *workloads.AnalyticalReport, files []string) {
+func printSummary(w io.Writer, name string, wl *workloads.Workload, l ccl.Layout, cl sim.Cluster, rep *workloads.AnalyticalReport, files []string) {
 	s := rep.Summary
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
 	fmt.Fprintf(w, "simd analytical: %s, %d layers, %s\n", name, len(wl.Layers), wl.Header.Policy)
 	fmt.Fprintf(w, "  cluster: %d GPUs, %d per server, TP %d PP %d EP %d DP %d; NVLink %g GB/s, %d NICs of %g GB/s per server (%s)\n",
-		l.GPUs, l.GPUsPerServer, l.TP, l.PP, l.EP, l.DP(), cl.nvlink, cl.nicsPerServer, cl.nic, cl.fabric)
+		l.GPUs, l.GPUsPerServer, l.TP, l.PP, l.EP, l.DP(), cl.NVLinkGBps, cl.NICsPerServer, cl.NICGBps, cl.Fabric)
 	fmt.Fprintf(w, "  iteration: %s us = compute %s + exposed comm %s + bubble %s + PP comm %d\n",
 		f(s.Total), f(s.Compute), f(s.Exposed), f(s.Bubble), s.PPComm)
 	fmt.Fprintf(w, "  exposed comm by group (us): TP %s, DP %s, DP_EP %s, EP %s\n", f(s.TPComm), f(s.DPComm), f(s.DPEPComm), f(s.EPComm))

@@ -13,6 +13,7 @@ import (
 	"simd/ccl"
 	"simd/ccl/algo"
 	"simd/ccl/nccl"
+	"simd/workloads/sim"
 )
 
 // simd dag decomposes one collective into its flow DAG with a chosen algorithm, prints its
@@ -172,7 +173,7 @@ func (o *dagOptions) run(w io.Writer) error {
 		}
 	}
 	if o.out != "" {
-		if err := writeFileAtomic(o.out, func(f *os.File) error { return writeDAGCSV(f, d) }); err != nil {
+		if err := sim.WriteFileAtomic(o.out, func(f *os.File) error { return writeDAGCSV(f, d) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "flows written to %s\n", o.out)

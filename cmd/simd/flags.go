@@ -277,6 +277,14 @@ Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input o
 }
 
 // parseFlags reads the command line. flag.ErrHelp is returned for -h.
+// defaultOptions are the options of a command line that gives no flag.
+func defaultOptions() *options {
+	o := new(options)
+	newFlagSet(o)
+	o.set = map[string]bool{}
+	return o
+}
+
 func parseFlags(args []string) (*options, error) {
 	o := new(options)
 	fs, groups := newFlagSet(o)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"simd/configs"
+	"simd/workloads/sim"
 )
 
 // stoppedSummary is the part of summary.json that says whether a run is complete.
@@ -157,7 +159,7 @@ func TestMaxWall(t *testing.T) {
 	if code != exitStopped || !strings.Contains(errOut, "stopped by -max-wall 1ns") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if s := readSummary(t, filepath.Join(dir, "out", "summary.json")); s.Run.Complete || s.Run.Events != watchEvents {
+	if s := readSummary(t, filepath.Join(dir, "out", "summary.json")); s.Run.Complete || s.Run.Events != sim.WatchEvents {
 		t.Errorf("summary.json run: %+v", s.Run)
 	}
 }
@@ -219,17 +221,14 @@ func TestSignalStopsCleanly(t *testing.T) {
 func TestSweepStopsOnSignal(t *testing.T) {
 	dir := t.TempDir()
 	spec := mustAbs(t, "../../configs/sweep/spec.yaml")
-	release := listenInterrupts()
-	interrupts.got.Store(int32(syscall.SIGINT))
-	code, _, errOut := runCLI(t, dir, "sweep", spec, "-o", "out")
-	release()
-	if code != 130 || !strings.Contains(errOut, "stopped by SIGINT") {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(signalCause(syscall.SIGINT))
+	var stdout, stderr strings.Builder
+	code := sweepContext(ctx, []string{spec, "-o", filepath.Join(dir, "out")}, &stdout, &stderr)
+	if errOut := stderr.String(); code != 130 || !strings.Contains(errOut, "stopped by SIGINT") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "out", "*", "manifest.json")); len(m) != 0 {
 		t.Errorf("runs started after the signal: %v", m)
-	}
-	if interrupted() != nil {
-		t.Error("the signal outlived its listeners")
 	}
 }

@@ -18,6 +18,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,7 +30,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"simd/configs/lex"
+	"simd/workloads/sim"
 )
 
 func main() {
@@ -44,20 +45,10 @@ const (
 	// exitStopped (3) and 128 + a signal's number: see guard.go.
 )
 
-// inputError marks an error caused by the user's input or command line.
-type inputError struct{ err error }
+// badInput marks an error caused by the user's input or command line (exit status 2).
+func badInput(err error) error { return sim.BadInput(err) }
 
-func (e inputError) Error() string { return e.err.Error() }
-func (e inputError) Unwrap() error { return e.err }
-
-func badInput(err error) error {
-	if err == nil {
-		return nil
-	}
-	return inputError{err}
-}
-
-func badInputf(format string, args ...any) error { return inputError{fmt.Errorf(format, args...)} }
+func badInputf(format string, args ...any) error { return sim.BadInputf(format, args...) }
 
 // run is main without the process: it returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
@@ -98,26 +89,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer stopProfile()
+	ctx, release := signalContext(context.Background())
+	defer release()
+	return exitStatus("simd", execute(ctx, o, log, stdout, stderr), stderr)
+}
+
+// execute runs the simulation o asks for: a flow file, or a workload in one of the modes.
+// Cancelling ctx stops it cleanly.
+func execute(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	switch {
 	case o.flows != "":
-		err = runFlowFile(o, log, stdout, stderr)
+		return runFlowFile(ctx, o, log, stdout, stderr)
 	case o.mode == "analytical" || o.mode == "event" || o.mode == "compare":
-		var s *session
-		if s, err = newSession(o, log, stdout); err == nil {
-			s.stderr = stderr
-			switch o.mode {
-			case "analytical":
-				err = runAnalytical(s)
-			case "event":
-				err = runEvent(s)
-			default:
-				err = runCompare(s)
-			}
+		s, err := newSession(o, log, stdout)
+		if err != nil {
+			return err
 		}
-	default:
-		err = badInputf("-mode %q: expected analytical, event or compare", o.mode)
+		s.stderr = stderr
+		switch o.mode {
+		case "analytical":
+			return runAnalytical(s)
+		case "event":
+			return runEvent(ctx, s)
+		}
+		return runCompare(ctx, s)
 	}
-	return exitStatus("simd", err, stderr)
+	return badInputf("-mode %q: expected analytical, event or compare", o.mode)
 }
 
 // exitStatus reports err on stderr after the command's name and returns the exit status it
@@ -127,12 +124,11 @@ func exitStatus(cmd string, err error, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
-	var ie inputError
 	var se stoppedError
 	switch {
 	case errors.As(err, &se):
-		return se.cause.code
-	case errors.As(err, &ie) || lex.IsInputError(err):
+		return stopCode(se.cause)
+	case sim.IsInputError(err):
 		return exitBadInput
 	}
 	return exitFailure

@@ -1,170 +1,76 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
-	"path/filepath"
-	"strconv"
-	"time"
 
 	"go.uber.org/zap"
 
-	"simd/ccl"
-	"simd/engine"
-	"simd/netmodel"
 	"simd/topo"
 	"simd/workloads/moe"
+	"simd/workloads/sim"
 )
 
-// The event mode of simd moe run: every layer's DeepEP or FAST plan becomes a flow DAG
-// (moe.Plan.DAG) that runs on the fabric in the network model SimAI.conf asks for, one layer
-// after the other; a layer's time is from its first flow's start to its last flow's arrival.
+// The event mode of simd moe run: the layers' plans run on the fabric through sim.RunMoE; this
+// file reads the topology and SimAI.conf and attaches fct.txt.
 
-// runEvent simulates every layer of iters and returns the seed's metrics over the simulated
-// layer times; the inter-node traffic is what the plans' flows carried across servers.
-func (o *moeRunOptions) runEvent(cfg *moe.Config, iters []moe.Iteration, kind moe.Kind) (moe.Metrics, moeEventStats, error) {
-	var st moeEventStats
-	m, err := o.simulateLayers(cfg, iters, kind, &st)
-	return m, st, err
-}
-
-// moeEventStats is what an event run cost: flows, engine events, wall-clock time; and, for a
-// run stopped by a guard or a signal, why, where and what it finished.
-type moeEventStats struct {
-	flows, events uint64
-	wall          time.Duration
-	stopped       *stopCause
-	at            engine.Time
-	note          string
-}
-
-func (o *moeRunOptions) simulateLayers(cfg *moe.Config, iters []moe.Iteration, kind moe.Kind, st *moeEventStats) (moe.Metrics, error) {
+// runEvent simulates every layer of iters; fct.txt goes to -o when it is given.
+func (o *moeRunOptions) runEvent(ctx context.Context, cfg *moe.Config, iters []moe.Iteration, kind moe.Kind) (*sim.MoEResult, error) {
 	var t *topo.Topology
 	if o.topology != "" {
 		f, err := os.Open(o.topology)
 		if err != nil {
-			return moe.Metrics{}, badInputf("-n: %v", err)
+			return nil, badInputf("-n: %v", err)
 		}
 		t, err = topo.Parse(f, o.topology)
 		f.Close()
 		if err != nil {
-			return moe.Metrics{}, badInput(err)
+			return nil, badInput(err)
 		}
 	} else {
 		var err error
 		if t, err = topo.DefaultFabric(cfg.GPUs(), cfg.GPUsPerNode); err != nil {
-			return moe.Metrics{}, badInputf("no -n, and no default fabric for %d GPUs of %d per server: %v", cfg.GPUs(), cfg.GPUsPerNode, err)
+			return nil, badInputf("no -n, and no default fabric for %d GPUs of %d per server: %v", cfg.GPUs(), cfg.GPUsPerNode, err)
 		}
 	}
 	if t.NumGPUs() < cfg.GPUs() {
-		return moe.Metrics{}, badInputf("-n %s: %d GPUs, the workload has %d", o.topology, t.NumGPUs(), cfg.GPUs())
+		return nil, badInputf("-n %s: %d GPUs, the workload has %d", o.topology, t.NumGPUs(), cfg.GPUs())
 	}
 	if t.GPUsPerServer != cfg.GPUsPerNode {
-		return moe.Metrics{}, badInputf("-n %s: %d GPUs per server, the workload's plans assume %d", o.topology, t.GPUsPerServer, cfg.GPUsPerNode)
-	}
-	fab, err := netmodel.NewFabric(t)
-	if err != nil {
-		return moe.Metrics{}, badInputf("-n %s: %v", o.topology, err)
+		return nil, badInputf("-n %s: %d GPUs per server, the workload's plans assume %d", o.topology, t.GPUsPerServer, cfg.GPUsPerNode)
 	}
 	conf, err := loadConf(&options{conf: o.conf}, zap.NewNop())
 	if err != nil {
-		return moe.Metrics{}, err
+		return nil, err
 	}
-	sched := engine.NewScheduler()
-	sim, _, err := newSimulator(&conf, o.conf, sched, fab, false, o.seed, o.completion, nil)
+	atArrival, err := completionAtArrival(o.completion)
 	if err != nil {
-		return moe.Metrics{}, err
+		return nil, err
 	}
-	var fct *os.File
-	var fctLog *netmodel.FCTLog
+	var att sim.Attachments
+	var fs *sim.Files
 	if o.out != "" {
-		if err := os.MkdirAll(o.out, 0o755); err != nil {
-			return moe.Metrics{}, err
+		// fct.txt only, whatever SimAI.conf's output keys say.
+		fs = sim.NewFiles(o.out, "", false, &conf, o.conf)
+		for _, key := range []string{"PFC_OUTPUT_FILE", "QLEN_MON_FILE", "BW_MON_FILE", "RATE_MON_FILE", "CNP_MON_FILE"} {
+			fs.Enable(key, false)
 		}
-		if fct, err = os.CreateTemp(o.out, ".fct.txt.tmp*"); err != nil {
-			return moe.Metrics{}, err
-		}
-		defer func() {
-			if fct != nil {
-				fct.Close()
-				os.Remove(fct.Name())
-			}
-		}()
-		fctLog = netmodel.NewFCTLog(fct, fab, conf.PacketPayloadSize)
-		if secondCore(o.threads) {
-			fctLog.Concurrent()
-			defer fctLog.Stop()
-		}
-		sim.Observe(fctLog)
+		fs.Enable("FCT_OUTPUT_FILE", true)
+		fs.Concurrent = secondCore(o.threads)
+		att = fs.Attachments()
+		defer fs.Abort()
 	}
-	var layerS []float64
-	var interKB float64
-	began := time.Now()
-	defer func() {
-		st.flows, st.events, st.wall = sim.Flows(), sched.Processed(), time.Since(began)
-	}()
-	guard := guardRun(sched, o.limits, nil)
-	defer guard.finish()
-	layers := 0
-	for _, it := range iters {
-		layers += len(it.Layers)
+	ctx, cancel := o.limits.runContext(ctx)
+	defer cancel()
+	res, err := sim.RunMoE(ctx, sim.MoEInputs{Config: cfg, Iterations: iters, Kind: kind, Topology: t, TopologyName: o.topology, Conf: conf, ConfPath: o.conf, Chunks: o.chunks},
+		sim.EventOptions{Seed: o.seed, AtArrival: atArrival, MaxEvents: o.limits.maxEvents}, att)
+	if err != nil {
+		return nil, err
 	}
-layers:
-	for _, it := range iters {
-		for li := range it.Layers {
-			l := &it.Layers[li]
-			p, err := moe.Build(kind, cfg, l)
-			if err != nil {
-				return moe.Metrics{}, fmt.Errorf("iteration %d: %w", it.Index, err)
-			}
-			d, err := p.ChunkedDAG(cfg, fab.TotalGPUs(), o.chunks)
-			if err != nil {
-				return moe.Metrics{}, fmt.Errorf("iteration %d layer %d: %w", it.Index, l.Index, err)
-			}
-			var layerKB float64 // counted once the layer has finished
-			for i := range d.NumFlows() {
-				if f := d.Flows[i]; f.Kind == ccl.KindDispatchRDMA {
-					layerKB += float64(float64(f.Bytes) / 1024) // rounded: never fused into the sum
-				}
-			}
-			start := sched.Now()
-			end := engine.Time(-1)
-			sim.Run(d, netmodel.Latency{}, func() { end = sched.Now() })
-			sched.Run()
-			if err := sim.Err(); err != nil {
-				return moe.Metrics{}, err
-			}
-			if guard.cause != nil {
-				// Stopped by a guard or a signal, in this layer or just as it finished.
-				if end >= 0 {
-					layerS = append(layerS, float64(end-start)/1e12)
-					interKB += layerKB
-				}
-				st.stopped, st.at = guard.cause, sched.Now()
-				st.note = fmt.Sprintf("stopped by %s after %d events at %s us simulated, in iteration %d layer %d; %d of %d layers finished",
-					st.stopped.reason, sched.Processed(), strconv.FormatFloat(st.at.Microseconds(), 'f', 3, 64), it.Index, l.Index, len(layerS), layers)
-				break layers
-			}
-			if end < 0 {
-				return moe.Metrics{}, fmt.Errorf("iteration %d layer %d: the dispatch never finished", it.Index, l.Index)
-			}
-			layerS = append(layerS, float64(end-start)/1e12)
-			interKB += layerKB
+	if fs != nil {
+		if _, err := fs.Commit(); err != nil {
+			return nil, err
 		}
 	}
-	if fct != nil {
-		if err := fctLog.Flush(); err != nil {
-			return moe.Metrics{}, err
-		}
-		name := fct.Name()
-		if err := fct.Close(); err != nil {
-			return moe.Metrics{}, err
-		}
-		fct = nil
-		if err := os.Rename(name, filepath.Join(o.out, "fct.txt")); err != nil {
-			os.Remove(name)
-			return moe.Metrics{}, err
-		}
-	}
-	return moe.Summarize(cfg, layerS, interKB), nil
+	return res, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"simd/workloads/moe"
+	"simd/workloads/sim"
 )
 
 // simd moe run prices a token-routing workload (written by simd moe gen) under DeepEP or FAST
@@ -109,7 +111,7 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	}
 	var m moe.Metrics
 	var incomplete string // a stopped event run's note
-	var stopped error
+	var stop error
 	switch o.mode {
 	case "estimate":
 		var each func(moe.LayerResult) error
@@ -132,16 +134,19 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		if o.stages {
 			return badInputf("-stages: only with -mode estimate")
 		}
-		var st moeEventStats
-		if m, st, err = o.runEvent(&cfg, iters, kind); err != nil {
+		ctx, release := signalContext(context.Background())
+		st, err := o.runEvent(ctx, &cfg, iters, kind)
+		release()
+		if err != nil {
 			return err
 		}
+		m = st.Metrics
 		model = moe.Model(0)
-		defer fmt.Fprintf(w, "  simulated %d flows, %d events in %.2f s\n", st.flows, st.events, st.wall.Seconds())
-		if st.stopped != nil {
-			incomplete = st.note
-			stopped = stoppedError{cause: st.stopped, at: st.at, note: "metrics.json and fct.txt hold the layers that finished and are marked incomplete"}
-			defer fmt.Fprintf(w, "  incomplete: %s\n", st.note)
+		defer fmt.Fprintf(w, "  simulated %d flows, %d events in %.2f s\n", st.Flows, st.Events, st.Wall.Seconds())
+		if st.Stopped != nil {
+			incomplete = st.Note
+			stop = stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
+			defer fmt.Fprintf(w, "  incomplete: %s\n", st.Note)
 		}
 	default:
 		return badInputf("-mode %q: expected estimate or event", o.mode)
@@ -151,7 +156,7 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	}
 	if o.out != "" {
 		path := filepath.Join(o.out, "metrics.json")
-		err := writeFileAtomic(path, func(f *os.File) error {
+		err := sim.WriteFileAtomic(path, func(f *os.File) error {
 			b, err := json.MarshalIndent(struct {
 				moe.Metrics
 				Incomplete string `json:"incomplete,omitempty"`
@@ -166,7 +171,7 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 			return err
 		}
 	}
-	return stopped
+	return stop
 }
 
 // printMoEMetrics prints the summary as seed 000's scripts do.

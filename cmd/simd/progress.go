@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"simd/engine"
+	"simd/workloads/sim"
 )
 
 // progress reports how far a long event-mode run has come on stderr: once a run has taken
@@ -14,8 +15,8 @@ import (
 // steps of the iteration and flows, or flows of a flow file), the events per second and an
 // estimate of the time left — rewritten in place once a second on a terminal, a plain line
 // every ten seconds otherwise (-progress-every sets the interval). It is driven by the run's
-// guard (guard.go) from the scheduler's Watch between events, so it reads the run's state
-// without locks and costs the event loop one comparison per event (engine's
+// run's Watch (workloads/sim) between events, with the run's Status, so it reads the run's
+// state without locks and costs the event loop one comparison per event (engine's
 // BenchmarkScheduler -watched variants).
 //
 // The time left is the wall time so far scaled by the work still to go, measured in flows
@@ -28,43 +29,31 @@ import (
 type progress struct {
 	w        io.Writer
 	tty      bool
-	s        *engine.Scheduler
-	done     func() (done, total int) // work done and to do, in units
-	unit     string
+	unit     string // of Status.Done and Total
 	began    time.Time
 	last     time.Time
 	lastEv   uint64
 	printed  bool
 	every    time.Duration
 	firstGap time.Duration
-	// flows, when set, reports the flows' worth of work done (flows in flight count as the share
-	// of their bytes sent) and the flows of the whole run (0: unknown).
-	flows func() (done float64, total int64)
 	// expect is the simulated time the run is expected to reach (the analytical mode's
 	// iteration time), 0 when unknown.
 	expect engine.Time
-	// started reports whether the simulation has started flows; the first look at which it has
-	// is the anchor (at, work) from which the rate of work is measured, so that setting up (a
-	// million-flow all-to-all generates its plan for a second before its first flow) does not
-	// count as slow progress.
-	started  func() bool
+	// The first look at which the run has started flows is the anchor (at, work) from which
+	// the rate of work is measured, so that setting up (a million-flow all-to-all generates its
+	// plan for a second before its first flow) does not count as slow progress.
 	anchored bool
 	anchorAt time.Time
 	anchorW  float64
 }
 
-// watchEvents is how many events pass between two looks of a run's guard (progress, limits,
-// signals): a millisecond or two of simulation, and a clock reading per look is nothing next to
-// the events' own cost.
-const watchEvents = 1 << 12
-
-// newProgress starts reporting on w for the run on s, unless quiet; every is the interval
-// (-progress-every), 0 for the default.
-func newProgress(w io.Writer, quiet bool, every time.Duration, s *engine.Scheduler, unit string, done func() (int, int)) *progress {
+// newProgress starts reporting on w, unless quiet; every is the interval (-progress-every), 0
+// for the default; unit names the run's Status.Done and Total.
+func newProgress(w io.Writer, quiet bool, every time.Duration, unit string) *progress {
 	if quiet || w == nil {
 		return nil
 	}
-	p := &progress{w: w, s: s, done: done, unit: unit, began: time.Now(), every: 10 * time.Second, firstGap: 2 * time.Second}
+	p := &progress{w: w, unit: unit, began: time.Now(), every: 10 * time.Second, firstGap: 2 * time.Second}
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.tty, p.every = true, time.Second
@@ -77,29 +66,34 @@ func newProgress(w io.Writer, quiet bool, every time.Duration, s *engine.Schedul
 	return p
 }
 
-func (p *progress) tick() {
+// watch is the run's Watch: it prints a line when one is due. Nil reports nothing.
+func (p *progress) watch() func(sim.Status) {
+	if p == nil {
+		return nil
+	}
+	return p.tick
+}
+
+func (p *progress) tick(st sim.Status) {
 	now := time.Now()
-	if !p.anchored && p.flows != nil && p.started() {
-		p.anchored, p.anchorAt = true, now
-		p.anchorW, _ = p.flows()
+	if st.Flows <= 0 {
+		st.FlowsDone = 0 // the flows are not counted: the other yardsticks measure
+	}
+	if !p.anchored && st.Flows > 0 && st.Started {
+		p.anchored, p.anchorAt, p.anchorW = true, now, st.FlowsDone
 	}
 	if now.Sub(p.began) < p.firstGap || now.Sub(p.last) < p.every {
 		return
 	}
-	ev := p.s.Processed()
-	rate := float64(ev-p.lastEv) / now.Sub(p.last).Seconds()
-	p.last, p.lastEv = now, ev
+	rate := float64(st.Events-p.lastEv) / now.Sub(p.last).Seconds()
+	p.last, p.lastEv = now, st.Events
 	elapsed := now.Sub(p.began)
-	d, total := p.done()
-	work := fmt.Sprintf("%d/%d %s", d, total, p.unit)
-	var fd float64
-	var ft int64
-	if p.flows != nil {
-		fd, ft = p.flows()
-		work += fmt.Sprintf(", %s/%s flows", countString(int64(fd)), countString(ft))
+	work := fmt.Sprintf("%d/%d %s", st.Done, st.Total, p.unit)
+	if st.Flows > 0 {
+		work += fmt.Sprintf(", %s/%s flows", countString(int64(st.FlowsDone)), countString(st.Flows))
 	}
 	line := fmt.Sprintf("simd: %s in, simulated %.3f ms, %s, %.2f M events/s, about %s left",
-		roundElapsed(elapsed), float64(p.s.Now())/1e9, work, rate/1e6, p.left(now, fd, ft, d, total))
+		roundElapsed(elapsed), float64(st.Now)/1e9, work, rate/1e6, p.left(now, st))
 	if p.tty {
 		fmt.Fprintf(p.w, "\r%-120s", line)
 	} else {
@@ -110,12 +104,13 @@ func (p *progress) tick() {
 
 // left estimates the wall time still to go, as text: "?" when nothing measures it (the run is
 // past every yardstick it has).
-func (p *progress) left(now time.Time, flowsDone float64, flows int64, steps, planSteps int) string {
+func (p *progress) left(now time.Time, st sim.Status) string {
 	elapsed := now.Sub(p.began)
 	scale := func(done, todo float64) string {
 		return time.Duration(float64(elapsed) * todo / done).Round(time.Second).String()
 	}
-	switch sim := p.s.Now(); {
+	flowsDone, flows, steps, planSteps := st.FlowsDone, st.Flows, st.Done, st.Total
+	switch at := st.Now; {
 	case flows > 0 && !p.anchored:
 		// No flow yet: the run is still setting up.
 	case flows > 0 && flowsDone < float64(flows):
@@ -125,8 +120,8 @@ func (p *progress) left(now time.Time, flowsDone float64, flows int64, steps, pl
 		}
 	case flows > 0:
 		// More flows than counted (a dispatch plan the count does not know): unknown.
-	case p.expect > 0 && sim > 0 && sim < p.expect:
-		return scale(float64(sim), float64(p.expect-sim))
+	case p.expect > 0 && at > 0 && at < p.expect:
+		return scale(float64(at), float64(p.expect-at))
 	case p.expect > 0:
 		// Past the estimate (the fabric is slower than the closed forms): unknown.
 	case steps > 0 && planSteps >= steps:

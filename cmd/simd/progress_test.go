@@ -7,27 +7,18 @@ import (
 	"time"
 
 	"simd/engine"
+	"simd/workloads/sim"
 )
 
 // The progress report prints plain lines with the simulated time, the work done and an
 // estimate of the time left when its writer is not a terminal; -quiet prints nothing.
 func TestProgressLines(t *testing.T) {
 	var buf bytes.Buffer
-	s := engine.NewScheduler()
-	steps := 0
-	p := newProgress(&buf, false, 0, s, "steps", func() (int, int) { return steps, 4 })
+	p := newProgress(&buf, false, 0, "steps")
 	p.firstGap, p.every = 0, 0
-	g := guardRun(s, limits{}, p)
-	for i := range 3 * watchEvents {
-		s.AtFunc(engine.Time(i)*engine.Microsecond, func() {
-			if i%watchEvents == 0 {
-				steps++
-			}
-		})
-	}
-	s.Run()
-	if g.finish() != nil {
-		t.Error("a run without limits was stopped")
+	for look := 1; look <= 3; look++ {
+		ev := uint64(look * sim.WatchEvents)
+		p.tick(sim.Status{Events: ev, Now: engine.Time(ev-1) * engine.Microsecond, Done: look, Total: 4})
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 3 {
@@ -41,7 +32,7 @@ func TestProgressLines(t *testing.T) {
 	if !strings.Contains(lines[0], "4.095 ms") {
 		t.Errorf("first report at %q, want the clock after 4,096 events", lines[0])
 	}
-	if newProgress(&buf, true, 0, s, "steps", nil) != nil {
+	if newProgress(&buf, true, 0, "steps") != nil {
 		t.Error("-quiet still reports")
 	}
 }
@@ -49,30 +40,25 @@ func TestProgressLines(t *testing.T) {
 // The time left is the wall time since the first flow scaled by the work still to go: set-up
 // before the first flow does not count, and before it there is no estimate.
 func TestProgressEstimate(t *testing.T) {
-	s := engine.NewScheduler()
-	p := newProgress(&bytes.Buffer{}, false, 0, s, "steps", func() (int, int) { return 0, 1 })
+	p := newProgress(&bytes.Buffer{}, false, 0, "steps")
 	t0 := p.began
-	var work float64
-	started := false
-	p.flows = func() (float64, int64) { return work, 110 }
-	p.started = func() bool { return started }
-	if got := p.left(t0.Add(3*time.Second), work, 110, 0, 1); got != "?" {
+	at := func(done float64) sim.Status { return sim.Status{Total: 1, FlowsDone: done, Flows: 110, Started: true} }
+	if got := p.left(t0.Add(3*time.Second), sim.Status{Total: 1, Flows: 110}); got != "?" {
 		t.Errorf("before the first flow: %q left, want ?", got)
 	}
 	// The first flows start 3 s in (set-up), with 10 flows' worth done at the first look.
 	p.last = t0.Add(3 * time.Second)
-	started, work = true, 10
-	p.tick()
+	p.tick(at(10))
 	if !p.anchored {
 		t.Fatal("no anchor at the first look with flows")
 	}
 	p.anchorAt = t0.Add(3 * time.Second) // the look's own clock reading, made exact
 	// 5 s later 60 are done: 50 in 5 s, so the 50 to go take 5 s (not 6 s × 50/60).
-	if got := p.left(t0.Add(8*time.Second), 60, 110, 0, 1); got != "5s" {
+	if got := p.left(t0.Add(8*time.Second), at(60)); got != "5s" {
 		t.Errorf("%q left, want 5s", got)
 	}
 	// More work than counted: unknown rather than negative.
-	if got := p.left(t0.Add(9*time.Second), 120, 110, 0, 1); got != "?" {
+	if got := p.left(t0.Add(9*time.Second), at(120)); got != "?" {
 		t.Errorf("past the count: %q left, want ?", got)
 	}
 }

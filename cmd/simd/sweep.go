@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -18,13 +19,16 @@ import (
 
 	"simd/cmd/simd/plots"
 	"simd/configs"
+	"simd/workloads/sim"
 	"simd/workloads/sweep"
 )
 
 // simd sweep runs a grid of simulations described by a YAML spec, one folder and manifest per
 // run, optionally one shard of it per job of a job array; simd sweep merge gathers the
 // manifests into one table. The spec, the expansion, the shards and the table live in package
-// workloads/sweep; this file runs the grid through run and runTopo in-process.
+// workloads/sweep; this file runs the grid in-process: each run's options are built as its
+// command line would give them and run by execute (workloads/sim underneath), each generated
+// topology by runTopo.
 
 const sweepUsage = `Usage:
   simd sweep SPEC.yaml -o DIR [-shard i/n | -shards N] [-j N]
@@ -105,11 +109,20 @@ func printSweepHelp(w io.Writer) {
 	fmt.Fprintln(w, "\nsimd sweep merge flags:\n  -o table.csv\n    \twrite the table there (atomically) instead of stdout")
 }
 
-// runSweep is simd sweep: it returns the exit status.
+// runSweep is simd sweep: it returns the exit status. A signal stops the runs under way cleanly
+// and starts no more.
 func runSweep(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return runSweepMerge(args[1:], stdout, stderr)
 	}
+	ctx, release := signalContext(context.Background())
+	defer release()
+	return sweepContext(ctx, args, stdout, stderr)
+}
+
+// sweepContext runs a sweep until ctx is done; a run under way when it is done is stopped
+// cleanly and no run starts after it.
+func sweepContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := sweepCommand{jobs: 1}
 	pos, err := parseInterleaved(sweepFlagSet(&c), args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -133,13 +146,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		c.spec = pos[0]
 		var failed int
-		release := listenInterrupts() // a signal stops the runs under way cleanly and starts no more
-		failed, err = c.execute(stdout, os.Getenv)
-		stopped := interrupted()
-		release()
-		if err == nil && stopped != nil {
-			fmt.Fprintf(stderr, "simd sweep: stopped by %s; the runs under way wrote partial outputs (marked incomplete), the rest did not start\n", stopped.reason)
-			return stopped.code
+		failed, err = c.execute(ctx, stdout, os.Getenv)
+		if cause := context.Cause(ctx); err == nil && cause != nil {
+			fmt.Fprintf(stderr, "simd sweep: stopped by %s; the runs under way wrote partial outputs (marked incomplete), the rest did not start\n", cause)
+			return stopCode(cause)
 		}
 		if err == nil && failed > 0 {
 			fmt.Fprintf(stderr, "simd sweep: %d runs failed; their manifests and stderr.txt say why\n", failed)
@@ -213,7 +223,7 @@ func (c *sweepCommand) plan(getenv func(string) string) (*sweepPlan, error) {
 }
 
 // execute runs the shard's runs, up to c.jobs at once, and returns how many failed.
-func (c *sweepCommand) execute(stdout io.Writer, getenv func(string) string) (int, error) {
+func (c *sweepCommand) execute(ctx context.Context, stdout io.Writer, getenv func(string) string) (int, error) {
 	p, err := c.plan(getenv)
 	if err != nil {
 		return 0, err
@@ -235,7 +245,7 @@ func (c *sweepCommand) execute(stdout io.Writer, getenv func(string) string) (in
 		go func() {
 			defer wg.Done()
 			for r := range next {
-				m, err := p.execute(r)
+				m, err := p.execute(ctx, r)
 				mu.Lock()
 				switch {
 				case err != nil:
@@ -258,7 +268,7 @@ func (c *sweepCommand) execute(stdout io.Writer, getenv func(string) string) (in
 		}()
 	}
 	for _, r := range runs {
-		if interrupted() != nil {
+		if ctx.Err() != nil {
 			break
 		}
 		next <- r
@@ -270,7 +280,7 @@ func (c *sweepCommand) execute(stdout io.Writer, getenv func(string) string) (in
 
 // execute does one run in its folder and writes its manifest. An error is returned only when the
 // folder or the manifest cannot be written; a failing simulation is recorded in the manifest.
-func (p *sweepPlan) execute(r sweep.Run) (*sweep.Manifest, error) {
+func (p *sweepPlan) execute(ctx context.Context, r sweep.Run) (*sweep.Manifest, error) {
 	dir := filepath.Join(p.out, r.Folder())
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, err
@@ -290,9 +300,9 @@ func (p *sweepPlan) execute(r sweep.Run) (*sweep.Manifest, error) {
 	defer stdoutF.Close()
 	var errBuf bytes.Buffer
 	start := time.Now()
-	m.ExitCode = p.simulate(r, dir, m, stdoutF, &errBuf)
+	m.ExitCode = p.simulate(ctx, r, dir, m, stdoutF, &errBuf)
 	m.WallSeconds = time.Since(start).Seconds()
-	if err := writeFileAtomic(filepath.Join(dir, "stderr.txt"), func(f *os.File) error { _, err := f.Write(errBuf.Bytes()); return err }); err != nil {
+	if err := sim.WriteFileAtomic(filepath.Join(dir, "stderr.txt"), func(f *os.File) error { _, err := f.Write(errBuf.Bytes()); return err }); err != nil {
 		return nil, err
 	}
 	if m.ExitCode != 0 {
@@ -326,17 +336,21 @@ func (p *sweepPlan) execute(r sweep.Run) (*sweep.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = writeFileAtomic(filepath.Join(dir, sweep.ManifestFile), func(f *os.File) error { _, err := f.Write(append(data, '\n')); return err })
+	err = sim.WriteFileAtomic(filepath.Join(dir, sweep.ManifestFile), func(f *os.File) error { _, err := f.Write(append(data, '\n')); return err })
 	return m, err
 }
 
-// simulate prepares the run's topology and SimAI.conf in dir and runs simd; it returns the exit
-// status and fills the manifest's inputs and command line.
-func (p *sweepPlan) simulate(r sweep.Run, dir string, m *sweep.Manifest, stdout, stderr io.Writer) int {
-	args := []string{"-w", p.spec.Resolve(r.Workload)}
+// simulate prepares the run's topology and SimAI.conf in dir and runs the simulation in-process
+// (execute, with the options its command line would give); it returns the exit status and fills
+// the manifest's inputs and the equivalent simd command line.
+func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sweep.Manifest, stdout, stderr io.Writer) int {
+	o := defaultOptions()
+	o.workload = p.spec.Resolve(r.Workload)
+	args := []string{"-w", o.workload}
 	switch {
 	case r.Topology.File != "":
 		m.TopoFile = p.spec.Resolve(r.Topology.File)
+		o.topology = m.TopoFile
 		args = append(args, "-n", m.TopoFile)
 	case r.Topology.Generated():
 		topoDir := filepath.Join(dir, "topo")
@@ -352,25 +366,34 @@ func (p *sweepPlan) simulate(r sweep.Run, dir string, m *sweep.Manifest, stdout,
 			return exitFailure
 		}
 		m.TopoFile = filepath.ToSlash(filepath.Join("topo", entries[0].Name()))
-		args = append(args, "-n", filepath.Join(topoDir, entries[0].Name()))
+		o.topology = filepath.Join(topoDir, entries[0].Name())
+		args = append(args, "-n", o.topology)
 	}
 	switch {
 	case len(r.Override.Params) > 0:
 		conf := filepath.Join(dir, "SimAI.conf")
 		text := sweep.OverrideConf(p.baseConf, r.Override)
-		if err := writeFileAtomic(conf, func(f *os.File) error { _, err := f.Write(text); return err }); err != nil {
+		if err := sim.WriteFileAtomic(conf, func(f *os.File) error { _, err := f.Write(text); return err }); err != nil {
 			fmt.Fprintf(stderr, "simd sweep: %v\n", err)
 			return exitFailure
 		}
 		m.Conf = "SimAI.conf"
+		o.conf = conf
 		args = append(args, "-c", conf)
 	case p.spec.Conf != "":
 		m.Conf = p.spec.Resolve(p.spec.Conf)
+		o.conf = m.Conf
 		args = append(args, "-c", m.Conf)
 	}
-	args = append(args, "-mode", r.Mode, "-o", filepath.Join(dir, "out"), "-quiet")
+	o.mode, o.outDir, o.quiet = r.Mode, filepath.Join(dir, "out"), true
+	o.set["o"] = true
+	args = append(args, "-mode", r.Mode, "-o", o.outDir, "-quiet")
 	m.Args = args
-	return run(args, stdout, stderr)
+	log, err := newLogger(o.logLevel, stderr)
+	if err != nil {
+		return exitStatus("simd", err, stderr)
+	}
+	return exitStatus("simd", execute(ctx, o, log, stdout, stderr), stderr)
 }
 
 // describeRun is the run's parameters in one line.
@@ -420,7 +443,7 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		stdout.Write(buf.Bytes())
 		return exitOK
 	}
-	if err := writeFileAtomic(*out, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err }); err != nil {
+	if err := sim.WriteFileAtomic(*out, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err }); err != nil {
 		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
 		return exitFailure
 	}

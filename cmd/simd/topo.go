@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"simd/topo"
+	"simd/workloads/sim"
 )
 
 // simd topo writes a SimAI topology file the way SimAI's gen_Topo_Template.py does: the same
@@ -289,7 +290,7 @@ func runTopo(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "simd topo: %s\n", strings.TrimPrefix(err.Error(), "topo: "))
-		var ie inputError
+		var ie sim.InputError
 		if errors.As(err, &ie) || c == nil {
 			return exitBadInput
 		}
@@ -310,7 +311,7 @@ func (c *topoCommand) generate(stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "simd topo: warning: %s\n", g.Warning)
 	}
 	path := filepath.Join(c.outDir, g.FileName)
-	if err := writeFileAtomic(path, func(f *os.File) error { return g.Topology.Write(f) }); err != nil {
+	if err := sim.WriteFileAtomic(path, func(f *os.File) error { return g.Topology.Write(f) }); err != nil {
 		return err
 	}
 	lines := g.Console()

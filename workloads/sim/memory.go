@@ -1,4 +1,4 @@
-package main
+package sim
 
 import (
 	"bufio"
@@ -43,17 +43,17 @@ const (
 
 // memoryEstimate is an event run's estimated peak memory and what dominates it.
 type memoryEstimate struct {
-	bytes int64
-	what  string // the largest part, in words
-	// flows is the number of flows of the whole iteration, every collective counted each time
+	Bytes int64
+	What  string // the largest part, in words
+	// Flows is the number of flows of the whole iteration, every collective counted each time
 	// it runs (the progress report's yardstick); 0 if a count overflowed.
-	flows int64
+	Flows int64
 }
 
 // estimateMemory estimates the peak memory of running w on the fabric: every distinct
 // collective's plans stay generated for the run (they are shared by every collective like
 // them), and the largest collective's flows in flight at once.
-func (s *session) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bool) (memoryEstimate, error) {
+func (s *Simulation) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bool, chunks int) (memoryEstimate, error) {
 	perFlow := int64(bytesPerFlowMaxMin)
 	if cc {
 		perFlow = bytesPerFlowCC
@@ -67,9 +67,9 @@ func (s *session) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bo
 	var stored, widest, flows int64
 	var widestWhat string
 	flowsOK := true
-	for i := range s.w.Layers {
+	for i := range s.in.Workload.Layers {
 		for ph := workloads.Fwd; ph <= workloads.WG; ph++ {
-			c := s.w.Collective(s.layout, i, ph)
+			c := s.in.Workload.Collective(s.layout, i, ph)
 			k := key{c.Op, c.Group, c.Bytes}
 			if c.Op == ccl.OpNone || c.Group == ccl.GroupNone || c.GroupSize <= 1 {
 				continue
@@ -79,7 +79,7 @@ func (s *session) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bo
 				flowsOK = flowsOK && ok
 				continue
 			}
-			fp, groups, choice, err := sel.Footprint(s.layout, totalGPUs, c.Op, c.Group, int64(c.Bytes), s.o.chunks)
+			fp, groups, choice, err := sel.Footprint(s.layout, totalGPUs, c.Op, c.Group, int64(c.Bytes), chunks)
 			if err != nil {
 				return memoryEstimate{}, err
 			}
@@ -88,14 +88,14 @@ func (s *session) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bo
 			sum, ok := units.Sum(flows, all.Flows)
 			flows, flowsOK = sum, flowsOK && ok && err == nil
 			overflow := func() (memoryEstimate, error) {
-				return memoryEstimate{bytes: math.MaxInt64, what: fmt.Sprintf("%s %s on %d %s groups of %d ranks: more flows than an int64 counts", choice.Algorithm, c.Op, groups, c.Group, c.GroupSize)}, nil
+				return memoryEstimate{Bytes: math.MaxInt64, What: fmt.Sprintf("%s %s on %d %s groups of %d ranks: more flows than an int64 counts", choice.Algorithm, c.Op, groups, c.Group, c.GroupSize)}, nil
 			}
 			if stored, ok = units.Sum(stored, all.Stored); err != nil || !ok {
 				return overflow()
 			}
 			if all.Width > widest {
 				widest = all.Width
-				widestWhat = fmt.Sprintf("%s %s of %s on %d %s groups of %d ranks: %d flows in flight at ~%d B each", choice.Algorithm, c.Op, fmtBytes(int64(c.Bytes)), groups, c.Group, c.GroupSize, widest, perFlow)
+				widestWhat = fmt.Sprintf("%s %s of %s on %d %s groups of %d ranks: %d flows in flight at ~%d B each", choice.Algorithm, c.Op, FormatBytes(int64(c.Bytes)), groups, c.Group, c.GroupSize, widest, perFlow)
 			}
 		}
 	}
@@ -104,33 +104,33 @@ func (s *session) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bo
 	base, ok3 := units.Product(int64(links), bytesPerLink)
 	total, ok4 := units.Sum(bytesBase, base, plans, flight)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return memoryEstimate{bytes: math.MaxInt64, what: "more bytes than an int64 counts"}, nil
+		return memoryEstimate{Bytes: math.MaxInt64, What: "more bytes than an int64 counts"}, nil
 	}
-	est := memoryEstimate{bytes: total, what: widestWhat}
+	est := memoryEstimate{Bytes: total, What: widestWhat}
 	if flowsOK {
-		est.flows = flows
+		est.Flows = flows
 	}
 	if plans > flight {
-		est.what = fmt.Sprintf("%d flows of generated collective plans at ~%d B each", stored, bytesPerStoredFlow)
+		est.What = fmt.Sprintf("%d flows of generated collective plans at ~%d B each", stored, bytesPerStoredFlow)
 	}
 	return est, nil
 }
 
-// checkMemory refuses a run whose estimate exceeds the limit: -max-memory, or the memory
-// available to simd.
-func (s *session) checkMemory(est memoryEstimate) error {
-	limit, source := int64(s.o.maxMemory), "-max-memory"
+// checkMemory refuses a run whose estimate exceeds the limit: maxMemory (-max-memory), or,
+// when it is 0, the memory available to simd.
+func checkMemory(est memoryEstimate, maxMemory int64) error {
+	limit, source := maxMemory, "-max-memory"
 	if limit == 0 {
 		var ok bool
 		if limit, source, ok = availableMemory(); !ok {
 			return nil // unknown (not Linux): no guard
 		}
 	}
-	if est.bytes <= limit {
+	if est.Bytes <= limit {
 		return nil
 	}
-	return badInputf("the run would need about %s of memory (%s), more than the %s %s allows; a smaller group or -max-memory BYTES (at your own risk) changes that",
-		fmtBytes(est.bytes), est.what, fmtBytes(limit), source)
+	return BadInputf("the run would need about %s of memory (%s), more than the %s %s allows; a smaller group or -max-memory BYTES (at your own risk) changes that",
+		FormatBytes(est.Bytes), est.What, FormatBytes(limit), source)
 }
 
 // availableMemory is what the machine can give simd: /proc/meminfo's MemAvailable, or the
@@ -178,8 +178,8 @@ func readInt(path string) (int64, bool) {
 	return v, err == nil
 }
 
-// fmtBytes writes a byte count in binary units: 1.5 GiB, 768 MiB.
-func fmtBytes(b int64) string {
+// FormatBytes writes a byte count in binary units: 1.5 GiB, 768 MiB.
+func FormatBytes(b int64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	v, u := float64(b), 0
 	for v >= 1024 && u < len(units)-1 {

@@ -1,0 +1,465 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"simd/ccl"
+	"simd/ccl/algo"
+	"simd/configs"
+	"simd/engine"
+	"simd/netmodel"
+	"simd/netmodel/ccfluid"
+	"simd/workloads"
+	"simd/workloads/moe"
+)
+
+// Collective is one collective of an event run: its place in the workload, how it was run and
+// when; summary.json lists them.
+type Collective struct {
+	Layer     int     `json:"layer"`
+	Name      string  `json:"name"`
+	Phase     string  `json:"phase"`
+	Op        string  `json:"op"`
+	Group     string  `json:"group"`
+	Groups    int     `json:"groups"`
+	GroupSize int     `json:"group_size"`
+	Algorithm string  `json:"algorithm"`
+	Bytes     uint64  `json:"bytes"`
+	StartUs   float64 `json:"start_us"`
+	EndUs     float64 `json:"end_us"`
+	Flows     int64   `json:"flows"`
+	// Bottlenecks are the bytes of the collective's flows per directed link that was their
+	// max-min bottleneck while they were sent (Compare only).
+	Bottlenecks map[int32]float64 `json:"-"`
+	// Done says the collective finished (a stopped run has collectives that did not).
+	Done bool `json:"-"`
+}
+
+// Status is how far a running simulation has come, reported to Attachments.Watch.
+type Status struct {
+	Events uint64      // engine events processed
+	Now    engine.Time // simulated time
+	// Done and Total are the work done and to do in the run's own unit: the plan steps of a
+	// workload's iteration, the flows of a flow file.
+	Done, Total int
+	// FlowsDone is the flows' worth of work done (a flow in flight counts as the share of its
+	// bytes sent) and Flows the flows of the whole run, 0 when unknown.
+	FlowsDone float64
+	Flows     int64
+	// Started says the run has started flows.
+	Started bool
+}
+
+// Attachments are what a caller hangs on an event run: the observers that write its files and
+// the look at its progress. The run itself writes nothing.
+type Attachments struct {
+	// Open is called once the run's inputs are checked, just before the simulator is built
+	// (so a refused run opens nothing); it returns the observer of every PFC pause and resume
+	// (congestion control on), nil for none.
+	Open func() (ccfluid.PFCObserver, error)
+	// Attach is called with the simulator once it is built, before the first event: the place
+	// to add flow observers (netmodel.FCTLog) and monitors (Simulator.Monitor).
+	Attach func(*netmodel.Simulator) error
+	// Watch is called between two events every few thousand events.
+	Watch func(Status)
+}
+
+// open calls Open, if any.
+func (a *Attachments) open() (ccfluid.PFCObserver, error) {
+	if a.Open == nil {
+		return nil, nil
+	}
+	return a.Open()
+}
+
+// Result is what an event run produced.
+type Result struct {
+	// Run holds the iteration's per-layer times: up to the stop for a stopped run.
+	Run         *workloads.RunResult
+	Report      *workloads.EventReport // EndToEnd.csv's rows; nil for a flow file
+	Collectives []Collective           // in start order, finished or not
+	// Sim is the simulator the run used: its counters, fabric and network.
+	Sim    *netmodel.Simulator
+	Events uint64
+	Wall   time.Duration
+	// Stopped is why the run stopped before its end (the context's cause, or an
+	// EventLimitError); nil for a complete run. Note then says where it stopped and what it
+	// finished, as the outputs say it.
+	Stopped error
+	Note    string
+	// End is the simulated time the run reached.
+	End engine.Time
+}
+
+// Finished is the collectives that finished, in start order.
+func (r *Result) Finished() []Collective {
+	out := make([]Collective, 0, len(r.Collectives))
+	for _, c := range r.Collectives {
+		if c.Done {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Event runs the iteration with every collective decomposed into flows that cross the fabric in
+// the network model SimAI.conf asks for. Cancelling ctx stops the run cleanly between two
+// events: the result then holds what was computed, with Stopped set to the context's cause.
+func (s *Simulation) Event(ctx context.Context, opt EventOptions, att Attachments) (*Result, error) {
+	return s.event(ctx, opt, att, false)
+}
+
+// event runs the iteration; tally charges every collective's bytes to its bottleneck links.
+func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachments, tally bool) (*Result, error) {
+	cl := &s.in.Cluster
+	if cl.Topology.NumGPUs() < s.layout.GPUs {
+		return nil, BadInputf("the workload runs on %d GPUs but the topology (%s) has %d", s.layout.GPUs, cl.Fabric, cl.Topology.NumGPUs())
+	}
+	fab, err := netmodel.NewFabric(cl.Topology)
+	if err != nil {
+		return nil, BadInputf("%s: %v", cl.Fabric, err)
+	}
+	aopt := opt.Algorithms
+	aopt.GPUType = cl.GPUType
+	sel, err := algo.NewSelector(aopt)
+	if err != nil {
+		return nil, BadInputf("-algo-policy: %v", err)
+	}
+	ccOn := netmodel.CCOn(&s.in.Conf) // errors are reported by newSimulator
+	est, err := s.estimateMemory(sel, cl.Topology.NumLinks(), fab.TotalGPUs(), ccOn, opt.Chunks)
+	if err != nil {
+		return nil, BadInput(err)
+	}
+	if err := checkMemory(est, opt.MaxMemory); err != nil {
+		return nil, err
+	}
+	s.log.Debug("memory estimate", zap.Int64("bytes", est.Bytes), zap.String("largest", est.What))
+	pfc, err := att.open()
+	if err != nil {
+		return nil, err
+	}
+	sched := engine.NewScheduler()
+	sim, err := newSimulator(&s.in.Conf, s.in.ConfPath, sched, fab, tally, opt.Seed, opt.AtArrival, pfc)
+	if err != nil {
+		return nil, err
+	}
+	net := &collectiveNetwork{s: sched, sim: sim, sel: sel, w: s.in.Workload, layout: s.layout, total: fab.TotalGPUs(), chunks: opt.Chunks,
+		latency: latency(opt.SendLatency), dispatch: opt.EPDispatch, model: opt.DispatchModel}
+	if net.dispatch != 0 {
+		net.model.Seed ^= opt.Seed
+	}
+	if tally {
+		sim.ObserveBottlenecks(bottleneckTally{net})
+	}
+	if att.Attach != nil {
+		if err := att.Attach(sim); err != nil {
+			return nil, err
+		}
+	}
+	began := time.Now()
+	runner := workloads.NewRunner(s.in.Workload, s.layout, sched, net)
+	status := func() Status {
+		done, total := runner.Progress()
+		return Status{Events: sched.Processed(), Now: sched.Now(), Done: done, Total: total,
+			FlowsDone: sim.Progress(), Flows: est.Flows, Started: sim.Flows() > 0}
+	}
+	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, status)
+	res, err := runner.Run()
+	stopped := g.finish()
+	wall := time.Since(began)
+	if stopped != nil {
+		// The run was stopped between two events: the iteration is unfinished, not broken (an
+		// error of the run would have stopped it before the look).
+		res, err = runner.Partial(), nil
+	}
+	if simErr := sim.Err(); simErr != nil {
+		err = simErr // the cause of a stopped iteration
+	}
+	var end engine.Time
+	if res != nil {
+		end = res.End
+	}
+	if err := linkDownResult(&s.in.Conf, s.in.ConfPath, err, end, s.log); err != nil {
+		return nil, err
+	}
+	r := &Result{Run: res, Collectives: net.records, Sim: sim, Events: sched.Processed(), Wall: wall, Stopped: stopped, End: end}
+	r.Note = r.layersNote(len(s.in.Workload.Layers))
+	rep, err := workloads.EventEndToEnd(s.in.Workload, res, s.reportOptions())
+	if err != nil {
+		return nil, BadInput(err)
+	}
+	rep.Incomplete = r.Note
+	r.Report = rep
+	return r, nil
+}
+
+// layersNote is the note of a stopped workload run: why and where it stopped and how much of the
+// iteration it finished.
+func (r *Result) layersNote(layers int) string {
+	if r.Stopped == nil {
+		return ""
+	}
+	done := 0
+	for i := range layers {
+		if r.Run.Done(i) {
+			done++
+		}
+	}
+	return fmt.Sprintf("stopped by %s after %d events at %s us simulated; %d of %d layers finished; totals are up to the stop",
+		r.Stopped, r.Events, strconv.FormatFloat(r.Run.End.Microseconds(), 'f', 3, 64), done, layers)
+}
+
+// latency is every flow's send latency: fixed, or when it is negative SimAI's per-algorithm
+// table.
+func latency(fixed engine.Time) func(algo.Choice) netmodel.Latency {
+	if fixed >= 0 {
+		return func(algo.Choice) netmodel.Latency { return netmodel.Latency{Intra: fixed, Inter: fixed} }
+	}
+	return func(c algo.Choice) netmodel.Latency {
+		return netmodel.Latency{
+			Intra: engine.Time(c.SendLatencyNs(true)) * engine.Nanosecond,
+			Inter: engine.Time(c.SendLatencyNs(false)) * engine.Nanosecond,
+		}
+	}
+}
+
+// collectiveNetwork is the workload runner's Network in the event mode: every group of the
+// collective's kind runs its DAG at once, and the collective is done when the last one is.
+type collectiveNetwork struct {
+	s       *engine.Scheduler
+	sim     *netmodel.Simulator
+	sel     *algo.Selector
+	w       *workloads.Workload
+	layout  ccl.Layout
+	total   int
+	chunks  int
+	latency func(algo.Choice) netmodel.Latency
+	// dispatch runs EP all-to-alls as DeepEP or FAST dispatches of tokens drawn with model
+	// (0: SimCCL's all-to-all); built DAGs are kept per (group, size).
+	dispatch  moe.Kind
+	model     moe.DispatchModel
+	dispatchs map[dispatchKey]*ccl.FlowDAG
+	planned   map[planKey][]algo.Planned
+	records   []Collective
+	runRec    []int // collective record of each simulator run
+}
+
+func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
+	plans, err := n.plans(c)
+	if err != nil {
+		return err
+	}
+	idx := len(n.records)
+	rec := Collective{
+		Layer: c.Layer, Name: n.w.Layers[c.Layer].Name, Phase: c.Phase.String(), Op: c.Op.String(), Group: c.Group.String(),
+		Groups: len(plans), GroupSize: c.GroupSize, Bytes: c.Bytes, StartUs: n.s.Now().Microseconds(),
+	}
+	var names []string
+	for _, p := range plans {
+		rec.Flows += int64(p.DAG.NumFlows())
+		if a := string(p.Choice.Algorithm); !slices.Contains(names, a) {
+			names = append(names, a)
+		}
+	}
+	rec.Algorithm = strings.Join(names, "+")
+	n.records = append(n.records, rec)
+	left := len(plans)
+	finish := func() {
+		n.records[idx].EndUs = n.s.Now().Microseconds()
+		n.records[idx].Done = true
+		done()
+	}
+	if left == 0 {
+		n.s.AtFunc(n.s.Now(), finish)
+		return nil
+	}
+	for _, p := range plans {
+		id := n.sim.Run(p.DAG, n.latency(p.Choice), func() {
+			if left--; left == 0 {
+				finish()
+			}
+		})
+		for int(id) >= len(n.runRec) {
+			n.runRec = append(n.runRec, 0)
+		}
+		n.runRec[id] = idx
+	}
+	return nil
+}
+
+// planKey names the plans of a collective: the groups of a kind run the same operation on the
+// same size, whatever the layer.
+type planKey struct {
+	op    ccl.Op
+	group ccl.GroupKind
+	bytes uint64
+}
+
+// plans returns the per-group plans of collective c. A workload repeats the same collectives
+// layer after layer (1,789 layers of workload_analytical.txt use a handful of distinct ones),
+// and a DAG is only read while it runs, so the plans of a (operation, group kind, size) are
+// generated once and shared by every collective like it, concurrent ones included.
+func (n *collectiveNetwork) plans(c workloads.Collective) ([]algo.Planned, error) {
+	k := planKey{c.Op, c.Group, c.Bytes}
+	if p, ok := n.planned[k]; ok {
+		return p, nil
+	}
+	plans, err := n.sel.Plan(n.layout, n.total, c.Op, c.Group, int64(c.Bytes), n.chunks)
+	if err != nil {
+		return nil, err
+	}
+	if n.dispatch != 0 && c.Op == ccl.OpAllToAll && c.Group == ccl.GroupEP {
+		if err := n.dispatchPlans(plans, int64(c.Bytes)); err != nil {
+			return nil, err
+		}
+	}
+	if n.planned == nil {
+		n.planned = map[planKey][]algo.Planned{}
+	}
+	n.planned[k] = plans
+	return plans, nil
+}
+
+// dispatchKey names a dispatch DAG: the group (by its first rank) and the bytes per rank.
+type dispatchKey struct {
+	first int32
+	bytes int64
+}
+
+// dispatchPlans replaces every group's all-to-all by a DeepEP or FAST dispatch of the tokens
+// the model draws for its size (moe.DispatchDAG). The routing depends only on the group and the
+// size, so the DAG of a (group, size) is built once.
+func (n *collectiveNetwork) dispatchPlans(plans []algo.Planned, bytes int64) error {
+	if n.dispatchs == nil {
+		n.dispatchs = map[dispatchKey]*ccl.FlowDAG{}
+	}
+	for i := range plans {
+		p := &plans[i]
+		k := dispatchKey{slices.Min(p.Ranks), bytes}
+		d, ok := n.dispatchs[k]
+		if !ok {
+			m := n.model
+			m.Seed ^= uint64(k.first)<<32 ^ uint64(bytes)
+			var err error
+			if d, err = moe.DispatchDAG(n.dispatch, m, p.Ranks, n.layout.GPUsPerServer, n.total, bytes); err != nil {
+				return BadInputf("-ep-dispatch %s: EP group of rank %d: %v", n.dispatch, k.first, err)
+			}
+			n.dispatchs[k] = d
+		}
+		p.DAG = d
+		p.Choice = algo.Choice{Algorithm: algo.Name(strings.ToLower(n.dispatch.String())), Reason: "-ep-dispatch"}
+	}
+	return nil
+}
+
+// bottleneckTally charges the bytes of each collective's flows to the links that were their
+// max-min bottleneck while they were sent, for compare.csv's "bottleneck links" column.
+type bottleneckTally struct{ n *collectiveNetwork }
+
+func (b bottleneckTally) FlowBottleneck(run netmodel.RunID, _ ccl.FlowID, link int32, bytes float64) {
+	if run < 0 || int(run) >= len(b.n.runRec) {
+		return
+	}
+	rec := &b.n.records[b.n.runRec[run]]
+	if rec.Bottlenecks == nil {
+		rec.Bottlenecks = map[int32]float64{}
+	}
+	rec.Bottlenecks[link] += bytes
+}
+
+// newSimulator builds the simulator SimAI.conf asks for: ideal max-min sharing when CC_MODE
+// asks for no rate control, the fluid queue model with DCQCN, ECN and PFC for CC_MODE 1; flows
+// are packets of PACKET_PAYLOAD_SIZE with SimAI's headers, done when their last ACK is back (or
+// atArrival, when their last byte arrives). PFC frames go to pfc when it is not nil.
+func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Scheduler, fab *netmodel.Fabric, tally bool, seed uint64, atArrival bool, pfc ccfluid.PFCObserver) (*netmodel.Simulator, error) {
+	where := func(key string) string { return confWhere(conf, confPath, key) }
+	cfg, on, err := netmodel.CCConfig(conf, fab, seed)
+	if err != nil {
+		return nil, BadInputf("%s: CC_MODE: %v", where("CC_MODE"), err)
+	}
+	tr := netmodel.TransportFor(conf, atArrival)
+	var sim *netmodel.Simulator
+	if !on {
+		sim = netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally, Transport: tr})
+	} else {
+		cfg.Transport = tr
+		if sim, err = netmodel.NewCCSimulator(sched, fab, cfg, pfc); err != nil {
+			return nil, BadInputf("%s: %v", where("CC_MODE"), err)
+		}
+	}
+	if err := scheduleLinkDown(sim, conf, confPath); err != nil {
+		return nil, err
+	}
+	return sim, nil
+}
+
+// linkDownOffset is where SimAI's clock puts LINK_DOWN's time origin. Its ns-3 frontend fires
+// the workload at simulated time 0 and schedules LINK_DOWN t a b for 2 s + t µs (code it shares
+// with ns-3's RDMA flow-file driver), so the failure hits only iterations longer than 2 s.
+// simd's clock is SimAI's: the iteration starts at 0 and a flow file's times are absolute, so
+// the link goes down at the same simulated time.
+const linkDownOffset = 2 * engine.Second
+
+// linkDownTime is when SimAI.conf's LINK_DOWN takes its link down, engine.Never if that is
+// beyond the range of simd's clock.
+func linkDownTime(ld configs.LinkDown) engine.Time {
+	if ld.At >= engine.Never-linkDownOffset {
+		return engine.Never
+	}
+	return linkDownOffset + ld.At
+}
+
+// scheduleLinkDown schedules SimAI.conf's LINK_DOWN, if it is active (t > 0), on sim. Nodes
+// that are not linked in the topology are bad input naming the file, line and key.
+func scheduleLinkDown(sim *netmodel.Simulator, conf *configs.SimAIConf, confPath string) error {
+	ld := conf.LinkDown
+	if !ld.Active() {
+		return nil
+	}
+	a, b := int32(min(ld.A, math.MaxInt32)), int32(min(ld.B, math.MaxInt32))
+	if err := sim.LinkDown(linkDownTime(ld), a, b); err != nil {
+		return BadInputf("%s: %v", linkDownWhere(conf, confPath), err)
+	}
+	return nil
+}
+
+// linkDownWhere names SimAI.conf's LINK_DOWN line: file:line: LINK_DOWN t a b.
+func linkDownWhere(conf *configs.SimAIConf, confPath string) string {
+	return confWhere(conf, confPath, "LINK_DOWN") + ": LINK_DOWN " + strings.Join(conf.Raw["LINK_DOWN"], " ")
+}
+
+// linkDownResult turns the error of a run that LINK_DOWN left without a route for a flow into
+// bad input naming the key, and warns when the link went down after everything had arrived.
+func linkDownResult(conf *configs.SimAIConf, confPath string, err error, end engine.Time, log *zap.Logger) error {
+	var lde *netmodel.LinkDownError
+	if errors.As(err, &lde) {
+		return BadInputf("%s: %v", linkDownWhere(conf, confPath), err)
+	}
+	if err == nil && conf.LinkDown.Active() && end < linkDownTime(conf.LinkDown) {
+		log.Warn("SimAI.conf's LINK_DOWN takes its link down 2 s after the start plus t µs, as SimAI does; the run was over by then, so it changed nothing",
+			zap.String("where", linkDownWhere(conf, confPath)), zap.Float64("down_us", linkDownTime(conf.LinkDown).Microseconds()),
+			zap.Float64("end_us", end.Microseconds()))
+	}
+	return err
+}
+
+// confWhere names where SimAI.conf sets key: file:line, or the file when the key is absent.
+func confWhere(conf *configs.SimAIConf, confPath, key string) string {
+	name := confPath
+	if name == "" {
+		name = "SimAI.conf (built in)"
+	}
+	if line, ok := conf.Lines[key]; ok {
+		return fmt.Sprintf("%s:%d", name, line)
+	}
+	return name
+}

@@ -1,0 +1,40 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"simd/configs"
+	"simd/topo"
+	"simd/workloads"
+)
+
+// newTestSimulation is workload text on the default fabric of gpus GPUs, 8 per server, with
+// SimAI.conf text conf ("" for the shipped one).
+func newTestSimulation(t *testing.T, workload string, gpus int, conf string) *Simulation {
+	t.Helper()
+	w, _, err := workloads.Parse(strings.NewReader(workload), "w.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fab, err := topo.DefaultFabric(gpus, min(8, gpus))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := ClusterOf(fab, "default fabric")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := configs.ShippedSimAIConf()
+	if conf != "" {
+		c, _, err = configs.ParseSimAIConf(strings.NewReader(conf), "SimAI.conf")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Inputs{Workload: w, WorkloadName: "w.txt", Cluster: cl, Conf: c}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

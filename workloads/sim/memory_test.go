@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"runtime"
+	"testing"
+
+	"simd/ccl/algo"
+)
+
+// The estimate is the sum of its closed-form parts: the base, the links, and the widest
+// collective's flows in flight (a direct all-to-all: n(n−1), all at once, also stored).
+func TestEstimateMemoryParts(t *testing.T) {
+	s := newTestSimulation(t, "MICRO\n1\na2a -1 1 NONE 0 1 NONE 0 1 ALLTOALL 1048576 1\n", 64, "CC_MODE 0\n")
+	sel, err := algo.NewSelector(algo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const links, n = 1000, 64
+	est, err := s.estimateMemory(sel, links, n, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(bytesBase + links*bytesPerLink + n*(n-1)*(bytesPerFlowMaxMin+bytesPerStoredFlow))
+	if est.Bytes != want {
+		t.Errorf("estimate %d B, want %d", est.Bytes, want)
+	}
+	if cc, _ := s.estimateMemory(sel, links, n, true, 0); cc.Bytes-est.Bytes != n*(n-1)*(bytesPerFlowCC-bytesPerFlowMaxMin) {
+		t.Errorf("congestion control adds %d B", cc.Bytes-est.Bytes)
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for _, tc := range []struct {
+		b    int64
+		want string
+	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {3 << 29, "1.5 GiB"}, {1 << 62, "4.0 EiB"}} {
+		if got := FormatBytes(tc.b); got != tc.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", tc.b, got, tc.want)
+		}
+	}
+}
+
+// On Linux the machine's available memory is known and plausible.
+func TestAvailableMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/meminfo")
+	}
+	b, source, ok := availableMemory()
+	if !ok || b <= 0 || source == "" {
+		t.Errorf("availableMemory() = %d, %q, %v", b, source, ok)
+	}
+}

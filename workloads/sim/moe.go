@@ -1,0 +1,131 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"simd/ccl"
+	"simd/configs"
+	"simd/engine"
+	"simd/netmodel"
+	"simd/topo"
+	"simd/workloads/moe"
+)
+
+// MoEInputs are what an MoE dispatch run reads: the workload simd moe gen wrote (its config and
+// iterations of token routings), the plan kind, the topology and SimAI.conf.
+type MoEInputs struct {
+	Config     *moe.Config
+	Iterations []moe.Iteration
+	Kind       moe.Kind // DeepEP or FAST
+	Topology   *topo.Topology
+	// TopologyName names the topology in messages.
+	TopologyName string
+	Conf         configs.SimAIConf
+	ConfPath     string
+	// Chunks is the pieces each transfer of a plan is streamed in (moe.Plan.ChunkedDAG).
+	Chunks int
+}
+
+// MoEResult is what an MoE dispatch run produced.
+type MoEResult struct {
+	// Metrics are the seed's metrics over the simulated layer times; the inter-node traffic
+	// is what the plans' flows carried across servers.
+	Metrics moe.Metrics
+	Flows   uint64
+	Events  uint64
+	Wall    time.Duration
+	// Stopped is why the run stopped before its end, nil if it did not; At is where, and Note
+	// what it finished.
+	Stopped error
+	At      engine.Time
+	Note    string
+}
+
+// RunMoE simulates every layer's DeepEP or FAST plan as a flow DAG (moe.Plan.DAG) on the fabric
+// in the network model SimAI.conf asks for, one layer after the other; a layer's time is from
+// its first flow's start to its last flow's arrival. The plans' flows are reported to the
+// observers Attach adds (a FCT log); Open, if any, is called but its PFC observer is not used:
+// simd moe run writes no pfc.txt.
+func RunMoE(ctx context.Context, in MoEInputs, opt EventOptions, att Attachments) (*MoEResult, error) {
+	st := &MoEResult{}
+	cfg := in.Config
+	fab, err := netmodel.NewFabric(in.Topology)
+	if err != nil {
+		return nil, BadInputf("-n %s: %v", in.TopologyName, err)
+	}
+	if _, err := att.open(); err != nil {
+		return nil, err
+	}
+	sched := engine.NewScheduler()
+	sim, err := newSimulator(&in.Conf, in.ConfPath, sched, fab, false, opt.Seed, opt.AtArrival, nil)
+	if err != nil {
+		return nil, err
+	}
+	if att.Attach != nil {
+		if err := att.Attach(sim); err != nil {
+			return nil, err
+		}
+	}
+	var layerS []float64
+	var interKB float64
+	began := time.Now()
+	defer func() {
+		st.Flows, st.Events, st.Wall = sim.Flows(), sched.Processed(), time.Since(began)
+	}()
+	layers := 0
+	for _, it := range in.Iterations {
+		layers += len(it.Layers)
+	}
+	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, func() Status {
+		return Status{Events: sched.Processed(), Now: sched.Now(), FlowsDone: sim.Progress(), Started: sim.Flows() > 0}
+	})
+	defer g.finish()
+layers:
+	for _, it := range in.Iterations {
+		for li := range it.Layers {
+			l := &it.Layers[li]
+			p, err := moe.Build(in.Kind, cfg, l)
+			if err != nil {
+				return nil, fmt.Errorf("iteration %d: %w", it.Index, err)
+			}
+			d, err := p.ChunkedDAG(cfg, fab.TotalGPUs(), in.Chunks)
+			if err != nil {
+				return nil, fmt.Errorf("iteration %d layer %d: %w", it.Index, l.Index, err)
+			}
+			var layerKB float64 // counted once the layer has finished
+			for i := range d.NumFlows() {
+				if f := d.Flows[i]; f.Kind == ccl.KindDispatchRDMA {
+					layerKB += float64(float64(f.Bytes) / 1024) // rounded: never fused into the sum
+				}
+			}
+			start := sched.Now()
+			end := engine.Time(-1)
+			sim.Run(d, netmodel.Latency{}, func() { end = sched.Now() })
+			sched.Run()
+			if err := sim.Err(); err != nil {
+				return nil, err
+			}
+			if g.cause != nil {
+				// Stopped, in this layer or just as it finished.
+				if end >= 0 {
+					layerS = append(layerS, float64(end-start)/1e12)
+					interKB += layerKB
+				}
+				st.Stopped, st.At = g.cause, sched.Now()
+				st.Note = fmt.Sprintf("stopped by %s after %d events at %s us simulated, in iteration %d layer %d; %d of %d layers finished",
+					st.Stopped, sched.Processed(), strconv.FormatFloat(st.At.Microseconds(), 'f', 3, 64), it.Index, l.Index, len(layerS), layers)
+				break layers
+			}
+			if end < 0 {
+				return nil, fmt.Errorf("iteration %d layer %d: the dispatch never finished", it.Index, l.Index)
+			}
+			layerS = append(layerS, float64(end-start)/1e12)
+			interKB += layerKB
+		}
+	}
+	st.Metrics = moe.Summarize(cfg, layerS, interKB)
+	return st, nil
+}

@@ -1,0 +1,192 @@
+package sim
+
+import (
+	"go.uber.org/zap"
+
+	"simd/ccl"
+	"simd/ccl/algo"
+	"simd/ccl/analytical"
+	"simd/configs"
+	"simd/engine"
+	"simd/topo"
+	"simd/workloads"
+	"simd/workloads/moe"
+)
+
+// Cluster is the machine a workload runs on: its GPUs and the bandwidths the analytical model
+// prices collectives with, and the topology the event mode routes flows over.
+type Cluster struct {
+	GPUs, GPUsPerServer, NICsPerServer int
+	NVLinkGBps, NICGBps                float32 // GB/s
+	GPUType                            string  // A100, H100, ... (SimAI's names)
+	Topology                           *topo.Topology
+	// Fabric names the topology in messages and reports: its file, or how it was built.
+	Fabric string
+}
+
+// Inputs are what a workload run reads: the parsed workload, the cluster and SimAI.conf.
+type Inputs struct {
+	Workload *workloads.Workload
+	// WorkloadName is how the user named the workload (a file, or a shipped example's name).
+	WorkloadName string
+	Cluster      Cluster
+	Conf         configs.SimAIConf
+	// ConfPath is SimAI.conf's file, for messages that name its lines; "" for the shipped one.
+	ConfPath string
+	// Log receives warnings and debug figures; nil logs nothing.
+	Log *zap.Logger
+}
+
+// Options are how a workload's iteration is priced and reported, in both modes.
+type Options struct {
+	// Overlap is SimAI_analytical's -dp_o, -ep_o, -tp_o, -pp_o (each 0 to 1).
+	Overlap workloads.Overlap
+	// BusBW, when not nil, prices collectives with fixed bandwidths (SimAI's busbw.yaml) instead
+	// of SimAI's computed busbw.
+	BusBW *configs.BusBW
+	// FileName is EndToEnd.csv's "File name" field.
+	FileName string
+}
+
+// EventOptions are the settings of an event run. The zero value is SimAI's behaviour, but for
+// SendLatency, whose 0 is no latency (-1 is SimAI's table).
+type EventOptions struct {
+	// Algorithms chooses the collective algorithms (its GPUType is the cluster's).
+	Algorithms algo.Options
+	// Chunks is the number of chunks per channel of tree, NVLS and NVLS-Tree collectives (0:
+	// their default).
+	Chunks int
+	// SendLatency is every flow's start latency; negative: SimAI's per-algorithm table.
+	SendLatency engine.Time
+	// EPDispatch runs the EP all-to-alls as DeepEP or FAST dispatches of tokens drawn with
+	// DispatchModel (seeded with Seed); 0 is SimCCL's all-to-all.
+	EPDispatch    moe.Kind
+	DispatchModel moe.DispatchModel
+	// Seed seeds every random choice of the run (DCQCN's marking, dispatch routing).
+	Seed uint64
+	// AtArrival completes a flow when its last byte arrives instead of when its last packet's
+	// ACK is back (SimAI's rule).
+	AtArrival bool
+	// MaxEvents stops the run cleanly after that many events (0: no limit); the result is
+	// then incomplete and Result.Stopped is an EventLimitError.
+	MaxEvents uint64
+	// MaxMemory refuses a run whose estimated peak memory is above it; 0: the memory the
+	// machine has available.
+	MaxMemory int64
+}
+
+// orNop is log, or a logger that drops everything.
+func orNop(log *zap.Logger) *zap.Logger {
+	if log == nil {
+		return zap.NewNop()
+	}
+	return log
+}
+
+// Simulation is a workload on a cluster, checked and laid out, ready to run in either mode.
+type Simulation struct {
+	in     Inputs
+	opt    Options
+	log    *zap.Logger
+	layout ccl.Layout
+	cost   workloads.CostModel
+	ppGBps float32
+}
+
+// New checks that the workload fits the cluster (its TP, PP and EP divide the GPUs) and builds
+// the analytical cost model.
+func New(in Inputs, opt Options) (*Simulation, error) {
+	s := &Simulation{in: in, opt: opt, log: orNop(in.Log)}
+	cl := in.Cluster
+	if err := in.Workload.CheckLayout(cl.GPUs); err != nil {
+		return nil, BadInput(err)
+	}
+	s.layout = in.Workload.Layout(cl.GPUs, cl.GPUsPerServer)
+	if err := s.layout.Validate(); err != nil {
+		return nil, BadInputf("%s on %d GPUs: %v", in.WorkloadName, cl.GPUs, err)
+	}
+	var err error
+	if s.cost, s.ppGBps, err = costModel(opt.BusBW, s.layout, cl); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Layout is how the workload's parallelism maps onto the cluster's GPUs.
+func (s *Simulation) Layout() ccl.Layout { return s.layout }
+
+// Inputs are the simulation's inputs.
+func (s *Simulation) Inputs() *Inputs { return &s.in }
+
+// reportOptions are the options of the per-layer reports.
+func (s *Simulation) reportOptions() workloads.AnalyticalOptions {
+	return workloads.AnalyticalOptions{Layout: s.layout, Overlap: s.opt.Overlap, PipelineGBps: s.ppGBps, FileName: s.opt.FileName}
+}
+
+// Analytical runs the compute-only iteration and prices its collectives in closed form, as
+// SimAI_analytical does.
+func (s *Simulation) Analytical() (*workloads.AnalyticalReport, error) {
+	runRes, err := workloads.NewRunner(s.in.Workload, s.layout, engine.NewScheduler(), nil).Run()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := workloads.AnalyticalEndToEnd(s.in.Workload, runRes, s.cost, s.reportOptions())
+	if err != nil {
+		return nil, BadInput(err)
+	}
+	return rep, nil
+}
+
+// costModel is SimAI's computed-busbw model, or the fixed bandwidths of busbw. It also returns
+// the bandwidth pipeline-parallel traffic crosses: the busbw file's PP entry, else one GPU's
+// share of its server's NICs.
+func costModel(busbw *configs.BusBW, l ccl.Layout, cl Cluster) (workloads.CostModel, float32, error) {
+	perGPU := float32(cl.NICGBps * float32(cl.NICsPerServer) / float32(cl.GPUsPerServer))
+	if busbw != nil {
+		m := analytical.NewFileModel(*busbw)
+		if pp := m.PipelineGBps(); pp > 0 {
+			return m, pp, nil
+		}
+		return m, perGPU, nil
+	}
+	nic, nv, ata, err := configs.ShippedRatioTables()
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := analytical.New(analytical.Params{
+		Layout: l, NICsPerServer: cl.NICsPerServer, NVLinkGBps: cl.NVLinkGBps, NICGBps: cl.NICGBps,
+		Ratios: analytical.Ratios{NIC: nic, NVLink: nv, AllToAll: ata},
+	})
+	if err != nil {
+		return nil, 0, BadInput(err)
+	}
+	return m, perGPU, nil
+}
+
+// ClusterOf is the cluster topology t describes (named name in messages): its GPUs and servers,
+// and the bandwidths of server 0 (topo.ServerBandwidth), with SimAI's tables where t has none
+// (NVLink from the GPU type, a cx7 NIC, one NIC per GPU) — what simd's command line settles on
+// when a topology is given and no flag overrides it.
+func ClusterOf(t *topo.Topology, name string) (Cluster, error) {
+	sb, err := t.ServerBandwidth()
+	if err != nil {
+		return Cluster{}, BadInputf("%s: %v", name, err)
+	}
+	cl := Cluster{GPUs: sb.GPUs, GPUsPerServer: sb.GPUsPerServer, NICsPerServer: sb.NICsPerServer, GPUType: sb.GPUType,
+		NVLinkGBps: float32(sb.NVLinkGBps), NICGBps: float32(sb.NICGBps), Topology: t, Fabric: name}
+	if cl.NVLinkGBps <= 0 {
+		g, ok := analytical.ParseGPUType(cl.GPUType)
+		v, known := analytical.NVLinkGBps(g)
+		if !ok || !known {
+			return cl, BadInputf("the NVLink bandwidth is unknown (%s has no NVLink and GPU type %q is not one SimAI knows)", name, cl.GPUType)
+		}
+		cl.NVLinkGBps = v
+	}
+	if cl.NICGBps <= 0 {
+		cl.NICGBps, _ = analytical.NICGBps("cx7")
+	}
+	if cl.NICsPerServer <= 0 {
+		cl.NICsPerServer = cl.GPUsPerServer
+	}
+	return cl, nil
+}

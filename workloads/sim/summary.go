@@ -1,0 +1,73 @@
+package sim
+
+import (
+	"encoding/json"
+
+	"simd/workloads"
+)
+
+// breakdownJSON is summary.json's breakdown of a workload's iteration: EndToEnd.csv's summary
+// line in µs, unrounded. The exposed time by group adds up to exposed_comm_us; PP communication
+// and the bubble are outside it.
+type breakdownJSON struct {
+	IterationUs   float64 `json:"iteration_us"`
+	ComputeUs     float64 `json:"compute_us"`
+	ExposedCommUs float64 `json:"exposed_comm_us"`
+	TPUs          float64 `json:"exposed_tp_us"`
+	DPUs          float64 `json:"exposed_dp_us"`
+	DPEPUs        float64 `json:"exposed_dp_ep_us"`
+	EPUs          float64 `json:"exposed_ep_us"`
+	PPUs          float64 `json:"exposed_pp_us"`
+	BubbleUs      float64 `json:"bubble_us"`
+}
+
+// SummaryHeader is what summary.json says of a run's inputs.
+type SummaryHeader struct {
+	Mode     string // event, or flows for a flow file
+	Workload string // the workload (or flow file) as the user named it
+	Topology string
+	GPUs     int
+}
+
+// SummaryJSON is summary.json: every finished collective (group, algorithm, bytes, start, end,
+// flows), the breakdown of the iteration's time when the run has a report (a workload run), and
+// the run's totals. wall_clock_seconds is the one field that differs between two runs of the
+// same inputs.
+func (r *Result) SummaryJSON(h SummaryHeader) ([]byte, error) {
+	summary := struct {
+		Mode        string         `json:"mode"`
+		Workload    string         `json:"workload"`
+		Topology    string         `json:"topology"`
+		GPUs        int            `json:"gpus"`
+		Collectives []Collective   `json:"collectives"`
+		Breakdown   *breakdownJSON `json:"breakdown,omitempty"`
+		Run         struct {
+			Complete         bool    `json:"complete"`
+			Incomplete       string  `json:"incomplete,omitempty"`
+			EndUs            float64 `json:"end_us"`
+			Events           uint64  `json:"events"`
+			Flows            uint64  `json:"flows"`
+			WallClockSeconds float64 `json:"wall_clock_seconds"`
+		} `json:"run"`
+	}{Mode: h.Mode, Workload: h.Workload, Topology: h.Topology, GPUs: h.GPUs, Collectives: r.Finished()}
+	if r.Report != nil {
+		sm := &r.Report.Summary
+		summary.Breakdown = breakdown(sm)
+	}
+	summary.Run.Complete = r.Stopped == nil
+	summary.Run.Incomplete = r.Note
+	summary.Run.EndUs = r.End.Microseconds()
+	summary.Run.Events = r.Events
+	summary.Run.Flows = r.Sim.Flows()
+	summary.Run.WallClockSeconds = r.Wall.Seconds()
+	data, err := json.MarshalIndent(summary, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+func breakdown(sm *workloads.EndToEndSummary) *breakdownJSON {
+	return &breakdownJSON{IterationUs: sm.Total, ComputeUs: sm.Compute, ExposedCommUs: sm.Exposed,
+		TPUs: sm.TPComm, DPUs: sm.DPComm, DPEPUs: sm.DPEPComm, EPUs: sm.EPComm, PPUs: float64(sm.PPComm), BubbleUs: sm.Bubble}
+}

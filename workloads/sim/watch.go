@@ -1,0 +1,78 @@
+package sim
+
+import (
+	"context"
+	"time"
+
+	"simd/engine"
+)
+
+// WatchEvents is how many events pass between two looks at a run (its context, its event limit,
+// its Watch): a millisecond or two of simulation, so a cancellation is noticed at once, and a
+// look is nothing next to the events' own cost (engine's BenchmarkScheduler -watched variants).
+const WatchEvents = 1 << 12
+
+// watcher looks at a run on its scheduler between events: it stops the run when its context is
+// done (or past its deadline: the one reading of the wall clock, which never reaches a result)
+// or its event limit is reached, and otherwise reports its status. Near the limit it looks
+// at every event, so that a limited run stops after exactly that many.
+type watcher struct {
+	ctx       context.Context
+	s         *engine.Scheduler
+	maxEvents uint64 // 0: none
+	watch     func(Status)
+	status    func() Status
+	cause     error
+	deadline  time.Time // the context's, zero if none
+}
+
+// watchRun starts looking at the run on s; finish ends it.
+func watchRun(ctx context.Context, s *engine.Scheduler, maxEvents uint64, watch func(Status), status func() Status) *watcher {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	g := &watcher{ctx: ctx, s: s, maxEvents: maxEvents, watch: watch, status: status}
+	g.deadline, _ = ctx.Deadline()
+	g.next()
+	return g
+}
+
+// next asks the scheduler for the next look.
+func (g *watcher) next() {
+	every := uint64(WatchEvents)
+	if g.maxEvents > 0 {
+		left := g.maxEvents - min(g.maxEvents, g.s.Processed())
+		every = max(1, min(every, left))
+	}
+	g.s.Watch(every, g.tick)
+}
+
+func (g *watcher) tick() {
+	switch {
+	case g.maxEvents > 0 && g.s.Processed() >= g.maxEvents:
+		g.cause = EventLimitError{g.maxEvents}
+	case g.ctx.Err() != nil:
+		g.cause = context.Cause(g.ctx)
+	case !g.deadline.IsZero() && !time.Now().Before(g.deadline):
+		// Past the deadline, but its timer has not fired yet (another goroutine runs it): wait
+		// for it, so that the run stops at the first look past its deadline.
+		<-g.ctx.Done()
+		g.cause = context.Cause(g.ctx)
+	}
+	if g.cause != nil {
+		g.s.Stop()
+		g.s.Watch(0, nil)
+		return
+	}
+	if g.watch != nil {
+		g.watch(g.status())
+	}
+	g.next()
+}
+
+// finish stops looking and returns why the run stopped, nil if it was not stopped. A
+// cancellation after the last look does not count: the run is complete.
+func (g *watcher) finish() error {
+	g.s.Watch(0, nil)
+	return g.cause
+}
