@@ -3,19 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"simd/cmd/simd/plots"
 	"simd/configs"
@@ -228,116 +222,8 @@ func (c *sweepCommand) execute(ctx context.Context, stdout io.Writer, getenv fun
 	if err != nil {
 		return 0, err
 	}
-	runs := p.shard.Select(p.spec.Expand())
-	if err := os.MkdirAll(p.out, 0o755); err != nil {
-		return 0, err
-	}
-	fmt.Fprintf(stdout, "sweep %s: %d runs, shard %s has %d, %d at once, in %s\n", p.spec.Name, len(p.spec.Expand()), p.shard, len(runs), c.jobs, p.out)
-	var (
-		mu     sync.Mutex
-		failed int
-		first  error
-		wg     sync.WaitGroup
-		next   = make(chan sweep.Run)
-	)
-	for range min(c.jobs, max(len(runs), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range next {
-				m, err := p.execute(ctx, r)
-				mu.Lock()
-				switch {
-				case err != nil:
-					failed++
-					if first == nil {
-						first = err
-					}
-				case m.ExitCode != 0:
-					failed++
-					fmt.Fprintf(stdout, "%s: exit %d (%s): %s\n", r.Folder(), m.ExitCode, describeRun(r), m.Error)
-				default:
-					it := "?"
-					if m.Result != nil {
-						it = strconv.FormatFloat(m.Result.IterationUs, 'f', -1, 64)
-					}
-					fmt.Fprintf(stdout, "%s: %s us per iteration (%s)\n", r.Folder(), it, describeRun(r))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, r := range runs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- r
-	}
-	close(next)
-	wg.Wait()
-	return failed, first
-}
-
-// execute does one run in its folder and writes its manifest. An error is returned only when the
-// folder or the manifest cannot be written; a failing simulation is recorded in the manifest.
-func (p *sweepPlan) execute(ctx context.Context, r sweep.Run) (*sweep.Manifest, error) {
-	dir := filepath.Join(p.out, r.Folder())
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	m := &sweep.Manifest{Run: r.Index, Shard: p.shard.String(), Workload: r.Workload, Topology: r.Topology.String(),
-		TopoFlags: r.Topology.Flags, Overrides: r.Override.Params, Mode: r.Mode, Outputs: []string{}}
-	if m.Overrides == nil {
-		m.Overrides = []sweep.Param{}
-	}
-	stdoutF, err := os.Create(filepath.Join(dir, "stdout.txt"))
-	if err != nil {
-		return nil, err
-	}
-	defer stdoutF.Close()
-	var errBuf bytes.Buffer
-	start := time.Now()
-	m.ExitCode = p.simulate(ctx, r, dir, m, stdoutF, &errBuf)
-	m.WallSeconds = time.Since(start).Seconds()
-	if err := sim.WriteFileAtomic(filepath.Join(dir, "stderr.txt"), func(f *os.File) error { _, err := f.Write(errBuf.Bytes()); return err }); err != nil {
-		return nil, err
-	}
-	if m.ExitCode != 0 {
-		m.Error = lastLine(errBuf.String())
-	}
-	out := filepath.Join(dir, "out")
-	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, path)
-			m.Outputs = append(m.Outputs, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	sort.Strings(m.Outputs)
-	for _, o := range m.Outputs {
-		if strings.HasSuffix(o, "EndToEnd.csv") {
-			f, err := os.Open(filepath.Join(dir, o))
-			if err != nil {
-				continue
-			}
-			res, err := sweep.ParseEndToEnd(f, o)
-			f.Close()
-			if err == nil {
-				m.Result = &res
-				break
-			}
-		}
-	}
-	m.Network = networkFigures(filepath.Join(dir, "out"))
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	err = sim.WriteFileAtomic(filepath.Join(dir, sweep.ManifestFile), func(f *os.File) error { _, err := f.Write(append(data, '\n')); return err })
-	return m, err
+	e := sweep.Executor{Spec: p.spec, Shard: p.shard, Out: p.out, Jobs: c.jobs, Point: p.simulate, Slowdowns: plots.FCTSlowdowns}
+	return e.Execute(ctx, stdout)
 }
 
 // simulate prepares the run's topology and SimAI.conf in dir and runs the simulation in-process
@@ -396,20 +282,6 @@ func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sw
 	return exitStatus("simd", execute(ctx, o, log, stdout, stderr), stderr)
 }
 
-// describeRun is the run's parameters in one line.
-func describeRun(r sweep.Run) string {
-	d := r.Workload + ", " + r.Topology.String() + ", " + r.Mode
-	if o := r.Override.String(); o != "" {
-		d += ", " + o
-	}
-	return d
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
-}
-
 // runSweepMerge is simd sweep merge.
 func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("simd sweep merge", flag.ContinueOnError)
@@ -449,28 +321,4 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%d runs: %s\n", len(ms), *out)
 	return exitOK
-}
-
-// networkFigures reads a run's fct.txt and pfc.txt, where the run wrote them: the median and
-// 99th-percentile FCT slowdown and the number of PFC pauses (lines of type 1). nil when neither
-// is there (the analytical mode).
-func networkFigures(out string) *sweep.Network {
-	var n sweep.Network
-	if sl, err := plots.FCTSlowdowns(filepath.Join(out, "fct.txt")); err == nil && len(sl) > 0 {
-		p50, p99 := sweep.Quantile(sl, 0.5), sweep.Quantile(sl, 0.99)
-		n.FCTSlowdownP50, n.FCTSlowdownP99 = &p50, &p99
-	}
-	if b, err := os.ReadFile(filepath.Join(out, "pfc.txt")); err == nil {
-		pauses := 0
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) == 5 && f[4] == "1" {
-				pauses++
-			}
-		}
-		n.PFCPauses = &pauses
-	}
-	if n == (sweep.Network{}) {
-		return nil
-	}
-	return &n
 }
