@@ -1,0 +1,56 @@
+// Package sim runs simd's simulations: it is the API a program uses to run one, and the
+// command line (cmd/simd) is a thin shell over it.
+//
+// # Using it
+//
+// A run is built from typed inputs and run with a context:
+//
+//	s, err := sim.New(sim.Inputs{Workload: w, Cluster: cl, Conf: conf}, sim.Options{})
+//	rep, err := s.Analytical()                              // SimAI_analytical's closed forms
+//	res, err := s.Event(ctx, sim.EventOptions{SendLatency: -1}, att) // every flow on the fabric
+//	cmp, err := s.Compare(ctx, opt, att)                    // both, collective by collective
+//
+// w is a parsed workload (workloads.Parse), cl the cluster (ClusterOf derives it from a
+// topology), conf a parsed SimAI.conf (configs.ParseSimAIConf, or the shipped one). RunFlows
+// runs an ns-3 flow file instead of a workload, RunMoE the DeepEP or FAST plans of simd moe gen's
+// workloads. Cancelling ctx stops a run cleanly between two events: the result then holds what
+// was computed up to there, Result.Stopped is the context's cause and Result.Note says where it
+// stopped, as the outputs say it. Errors caused by the inputs are InputErrors.
+//
+// Outputs are never written by the run. Attachments hang observers on it: Open gives the PFC
+// observer before the simulator is built, Attach adds flow observers (netmodel.FCTLog) and
+// monitors once it is, Watch sees the run's Status every WatchEvents events (the progress
+// report). Files is the set of observers that writes SimAI's files (fct.txt, pfc.txt, qlen.txt,
+// bw.txt, rate.txt, cnp.txt) where SimAI.conf or an output folder puts them, under temporary
+// names until Commit; the reports (EndToEnd.csv, compare.csv, summary.json) are written from
+// the result (Result.Report, Comparison.WriteCSV, Result.SummaryJSON).
+//
+// # Where things are
+//
+//   - The event loop is engine.Scheduler's run loop (engine/scheduler.go): one clock, one heap
+//     of events ordered by (time, sequence). Event builds a scheduler and a
+//     netmodel.Simulator on it, hands the iteration to workloads.Runner and calls its Run; the
+//     watcher (watch.go) looks at the loop between events.
+//   - A collective becomes flows in collectiveNetwork.Start (event.go): the algorithm selector
+//     (ccl/algo) plans one flow DAG per group of the collective's kind (ccl/nccl, ccl/alltoall,
+//     ccl/rhd, ...; DeepEP or FAST dispatches from workloads/moe for EP all-to-alls under
+//     EventOptions.EPDispatch), plans are shared by every collective of the same operation, group
+//     kind and size, and netmodel.Simulator.Run releases each DAG's flows onto the fabric as
+//     their parents arrive; the fluid network (netmodel/fluid, netmodel/ccfluid) moves them.
+//   - Outputs are written in files.go (Files: the streamed logs and the reports' atomic
+//     writes) and summary.go (summary.json); the per-layer reports are built by
+//     workloads.EventEndToEnd and workloads.AnalyticalEndToEnd.
+//   - The memory guard (memory.go) estimates a run's peak from closed forms before anything
+//     is simulated and refuses one the machine cannot hold.
+//
+// # Why here
+//
+// The package wires workloads (the iteration runner), ccl (collective plans), netmodel (the
+// network models), topo and configs together, so it has to sit above all of them. The top-level
+// folders are fixed and the data flows workloads → ccl → netmodel (DESIGN.md), so a package
+// under workloads/ that imports the others only points down the flow; one under netmodel/ would
+// point up to workloads and ccl. Package workloads itself still never imports a network model:
+// it asks its Network interface, which this package implements with netmodel behind it. The
+// one reading of the wall clock is for Result.Wall and a context's deadline; no result that the
+// simulation computes depends on it.
+package sim
