@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -71,7 +70,10 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 		}
 		s.busbw = &b
 	}
-	s.prefix = resultPrefix(o, s.wname, s.cl.GPUsPerServer, s.cl.NICGBps, float32(o.dpo))
+	s.prefix = o.result // -r
+	if !o.set["r"] {
+		s.prefix = workloads.ResultPrefix(s.wname, s.cl.GPUsPerServer, s.cl.NICGBps, float32(o.dpo))
+	}
 	s.sim, err = sim.New(sim.Inputs{Workload: s.w, WorkloadName: s.wname, Cluster: s.cl, Conf: s.conf, ConfPath: o.conf, Log: log},
 		sim.Options{Overlap: s.ov, BusBW: s.busbw, FileName: s.fileName()})
 	if err != nil {
@@ -119,7 +121,7 @@ func runAnalytical(s *session) error {
 	written := []string{csvPath}
 	if o.visual != 0 {
 		chartPath := base + "chart.html"
-		if err := sim.WriteFileAtomic(chartPath, func(f *os.File) error { return writeChart(f, rep.FileName, rep.Summary, o.lang) }); err != nil {
+		if err := sim.WriteFileAtomic(chartPath, func(f *os.File) error { return rep.Summary.WriteChart(f, rep.FileName, o.lang) }); err != nil {
 			return err
 		}
 		written = append(written, chartPath)
@@ -319,37 +321,6 @@ func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (sim.Clu
 		cl.NICsPerServer = cl.GPUsPerServer
 	}
 	return cl, nil
-}
-
-var autoNameParam = regexp.MustCompile(`(world_size|tp|pp|ep|gbs|mbs|seq)(\d+)`)
-
-// resultPrefix is -r, or the name SimAI_analytical derives from an AICB workload file name:
-// {model}-tp{tp}-pp{pp}-dp{dp}-ga{ga}-ep{ep}-NVL{gps}-{nic·8}G-DP{dp_o}-. SimAI divides by zero
-// when the name lacks tpN, ppN or mbsN; simd then uses the file's base name and a dash.
-func resultPrefix(o *options, workload string, gps int, nic, dpo float32) string {
-	if o.set["r"] {
-		return o.result
-	}
-	base := filepath.Base(workload)
-	vals := map[string]int{}
-	for _, m := range autoNameParam.FindAllStringSubmatch(base, -1) {
-		v, err := strconv.Atoi(m[2])
-		if err == nil {
-			vals[m[1]] = v
-		}
-	}
-	tp, pp, mbs := vals["tp"], vals["pp"], vals["mbs"]
-	if tp > 0 && pp > 0 && mbs > 0 {
-		if dp := vals["world_size"] / (tp * pp); dp > 0 {
-			model := ""
-			if i := strings.Index(base, "world_size"); i > 0 {
-				model = base[:i-1]
-			}
-			ga := int(float64(vals["gbs"]) / float64(dp*mbs))
-			return fmt.Sprintf("%s-tp%d-pp%d-dp%d-ga%d-ep%d-NVL%d-%.1fG-DP%.1f-", model, tp, pp, dp, ga, vals["ep"], gps, nic*8, dpo)
-		}
-	}
-	return strings.TrimSuffix(base, filepath.Ext(base)) + "-"
 }
 
 func printSummary(w io.Writer, name string, wl *workloads.Workload, l ccl.Layout, cl sim.Cluster, rep *workloads.AnalyticalReport, files []string) {

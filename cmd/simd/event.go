@@ -159,7 +159,7 @@ func runEvent(ctx context.Context, s *session) error {
 	files = append(files, path)
 	if s.o.visual != 0 {
 		var b bytes.Buffer
-		if err := writeChart(&b, rep.FileName, rep.Summary, s.o.lang); err != nil {
+		if err := rep.Summary.WriteChart(&b, rep.FileName, s.o.lang); err != nil {
 			return err
 		}
 		if path, err = fs.Write("chart.html", b.Bytes()); err != nil {

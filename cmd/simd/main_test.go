@@ -160,30 +160,6 @@ func TestTopologySuppliesTheCluster(t *testing.T) {
 	}
 }
 
-func TestResultPrefix(t *testing.T) {
-	cases := []struct {
-		file string
-		args []string
-		want string
-	}{
-		// Verified against SimAI_analytical (simai-formats.md §1.1).
-		{"H100-gpt_7B-world_size8-tp8-pp1-ep1-gbs8-mbs1-seq4096-A.txt", nil, "H100-gpt_7B-tp8-pp1-dp1-ga8-ep1-NVL8-388.0G-DP0.0-"},
-		// SimAI crashes on names without tpN/ppN; simd uses the base name.
-		{"dir/microAllReduce.txt", nil, "microAllReduce-"},
-		{"G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt", nil, "G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100-"},
-		{"x.txt", []string{"-r", "mine-"}, "mine-"},
-	}
-	for _, c := range cases {
-		o, err := parseFlags(c.args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := resultPrefix(o, c.file, 8, 48.5, 0); got != c.want {
-			t.Errorf("%s: %q, want %q", c.file, got, c.want)
-		}
-	}
-}
-
 func TestHelp(t *testing.T) {
 	code, out, _ := runCLI(t, t.TempDir(), "-h")
 	if code != 0 {

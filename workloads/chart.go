@@ -1,12 +1,10 @@
-package main
+package workloads
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
-
-	"simd/workloads"
 )
 
 var chartLabels = map[string][]string{
@@ -14,9 +12,9 @@ var chartLabels = map[string][]string{
 	"ja": {"DP通信（露出）", "DP_EP通信（露出）", "TP通信（露出）", "EP通信（露出）", "計算時間合計", "PPバブル時間", "PP通信（露出）"},
 }
 
-// writeChart writes SimAI_analytical's chart.html (-v): a pie chart of the time breakdown, in µs
-// (SimAI's page says ns, but its numbers are µs).
-func writeChart(w io.Writer, fileName string, s workloads.EndToEndSummary, lang string) error {
+// WriteChart writes SimAI_analytical's chart.html (-v): a pie chart of the time breakdown, in µs
+// (SimAI's page says ns, but its numbers are µs), titled fileName, labelled in lang (en or ja).
+func (s EndToEndSummary) WriteChart(w io.Writer, fileName, lang string) error {
 	values := []float64{s.DPComm, s.DPEPComm, s.TPComm, s.EPComm, s.Compute, s.Bubble, float64(s.PPComm)}
 	labels, _ := json.Marshal(chartLabels[lang])
 	data, _ := json.Marshal(values)
