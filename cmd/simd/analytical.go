@@ -34,8 +34,6 @@ type session struct {
 	log    *zap.Logger
 	stdout io.Writer
 	stderr io.Writer // progress reports; nil: none
-	ov     workloads.Overlap
-	busbw  *configs.BusBW // -busbw, nil without
 	conf   configs.SimAIConf
 	w      *workloads.Workload
 	wname  string
@@ -47,8 +45,8 @@ type session struct {
 
 func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error) {
 	s := &session{o: o, log: log, stdout: stdout}
-	var err error
-	if s.ov, err = overlaps(o); err != nil {
+	ov, err := overlaps(o)
+	if err != nil {
 		return nil, err
 	}
 	if o.lang != "en" && o.lang != "ja" {
@@ -63,19 +61,20 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	if s.cl, err = resolveCluster(o, s.w, log); err != nil {
 		return nil, err
 	}
+	var busbw *configs.BusBW // -busbw, nil without
 	if o.busbw != "" {
 		b, err := loadBusBW(o.busbw)
 		if err != nil {
 			return nil, err
 		}
-		s.busbw = &b
+		busbw = &b
 	}
 	s.prefix = o.result // -r
 	if !o.set["r"] {
 		s.prefix = workloads.ResultPrefix(s.wname, s.cl.GPUsPerServer, s.cl.NICGBps, float32(o.dpo))
 	}
 	s.sim, err = sim.New(sim.Inputs{Workload: s.w, WorkloadName: s.wname, Cluster: s.cl, Conf: s.conf, ConfPath: o.conf, Log: log},
-		sim.Options{Overlap: s.ov, BusBW: s.busbw, FileName: s.fileName()})
+		sim.Options{Overlap: ov, BusBW: busbw, FileName: s.fileName()})
 	if err != nil {
 		return nil, err
 	}
