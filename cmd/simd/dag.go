@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -51,7 +50,7 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	fs.IntVar(&o.gps, "gps", 8, "GPUs per server")
 	fs.StringVar(&o.size, "size", "64MiB", "bytes: the whole buffer (all-gather: the gathered output; all-to-all: what each rank sends); a number with an optional K, M, G (×1000) or KiB, MiB, GiB (×1024) suffix")
 	fs.IntVar(&o.chunks, "chunks", 0, "chunks per channel for tree, nvls and nvlstree (0: the algorithm's default)")
-	fs.StringVar(&o.out, "o", "", "write the DAG as CSV to this file (id,src,dst,bytes,parents,channel,chunk,kind)")
+	fs.StringVar(&o.out, "o", "", "write the DAG as CSV to this file ("+ccl.CSVHeader+")")
 	fs.BoolVar(&o.check, "check", false, "prove the DAG correct: every rank ends with what the collective promises, nothing sent before its parents arrive, no bytes invented or lost")
 	fs.Float64Var(&o.bw, "bw", 50, "network bandwidth per GPU for the closed-form time, GB/s")
 	fs.Float64Var(&o.nvbw, "nvbw", 360, "NVLink bandwidth for the closed-form time, GB/s: of a GPU's port into the NVSwitch with -fabric switch, of each GPU-to-GPU link with -fabric mesh")
@@ -140,11 +139,11 @@ func (o *dagOptions) run(w io.Writer) error {
 	}
 	servers := req.Servers()
 	fmt.Fprintf(w, "%s %s on %d ranks (%d servers of up to %d GPUs), %d bytes\n", op, a, o.n, servers, o.gps, bytes)
-	total, depth, err := dagStats(d)
+	st, err := ccl.StatsOf(d)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "flows: %d, bytes sent: %d, critical path: %d flows\n", d.NumFlows(), total, depth)
+	fmt.Fprintf(w, "flows: %d, bytes sent: %d, critical path: %d flows\n", st.Flows, st.Bytes, st.CriticalPath)
 	fabric := algo.Switch
 	if o.fabric == "mesh" {
 		fabric = algo.FullMesh
@@ -173,7 +172,7 @@ func (o *dagOptions) run(w io.Writer) error {
 		}
 	}
 	if o.out != "" {
-		if err := sim.WriteFileAtomic(o.out, func(f *os.File) error { return writeDAGCSV(f, d) }); err != nil {
+		if err := sim.WriteFileAtomic(o.out, func(f *os.File) error { return ccl.WriteCSV(f, d) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "flows written to %s\n", o.out)
@@ -214,77 +213,4 @@ func (o *dagOptions) choose(op ccl.Op, req *ccl.Request, w io.Writer) (algo.Name
 	}
 	fmt.Fprintf(w, "selected %s (%s)\n", c.Algorithm, c.Reason)
 	return c.Algorithm, nil
-}
-
-// dagStats sums the bytes of a DAG and finds its critical path (the longest chain of flows, each
-// waiting for the one before).
-func dagStats(d ccl.DAG) (total int64, depth int, err error) {
-	nf := d.NumFlows()
-	indeg := make([]int32, nf)
-	level := make([]int32, nf)
-	var buf []ccl.FlowID
-	var ready []ccl.FlowID
-	for i := range nf {
-		f := d.Flow(ccl.FlowID(i))
-		total += f.Bytes
-		buf = d.Parents(ccl.FlowID(i), buf[:0])
-		indeg[i] = int32(len(buf))
-		if len(buf) == 0 {
-			ready = append(ready, ccl.FlowID(i))
-		}
-	}
-	done := 0
-	for len(ready) > 0 {
-		f := ready[len(ready)-1]
-		ready = ready[:len(ready)-1]
-		done++
-		level[f]++
-		depth = max(depth, int(level[f]))
-		buf = d.Children(f, buf[:0])
-		for _, c := range buf {
-			level[c] = max(level[c], level[f])
-			if indeg[c]--; indeg[c] == 0 {
-				ready = append(ready, c)
-			}
-		}
-	}
-	if done != nf {
-		return 0, 0, fmt.Errorf("the DAG has a cycle")
-	}
-	return total, depth, nil
-}
-
-// writeDAGCSV writes id,src,dst,bytes,parents,channel,chunk,kind with parents separated by ';'.
-func writeDAGCSV(out io.Writer, d ccl.DAG) error {
-	w := bufio.NewWriter(out)
-	w.WriteString("id,src,dst,bytes,parents,channel,chunk,kind\n")
-	var buf []ccl.FlowID
-	var line []byte
-	for i := range d.NumFlows() {
-		f := d.Flow(ccl.FlowID(i))
-		line = strconv.AppendInt(line[:0], int64(i), 10)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(f.Src), 10)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(f.Dst), 10)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, f.Bytes, 10)
-		line = append(line, ',')
-		buf = d.Parents(ccl.FlowID(i), buf[:0])
-		for j, p := range buf {
-			if j > 0 {
-				line = append(line, ';')
-			}
-			line = strconv.AppendInt(line, int64(p), 10)
-		}
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(f.Channel), 10)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(f.Chunk), 10)
-		line = append(line, ',')
-		line = append(line, f.Kind.String()...)
-		line = append(line, '\n')
-		w.Write(line)
-	}
-	return w.Flush()
 }
