@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"simd/ccl"
 	"simd/ccl/algo"
 	"simd/ccl/nccl"
+	"simd/configs/units"
 	"simd/workloads/sim"
 )
 
@@ -59,34 +58,8 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	return fs
 }
 
-func parseOp(s string) (ccl.Op, error) {
-	for _, op := range []ccl.Op{ccl.OpAllReduce, ccl.OpAllGather, ccl.OpReduceScatter, ccl.OpAllToAll} {
-		if strings.EqualFold(s, op.String()) {
-			return op, nil
-		}
-	}
-	return ccl.OpNone, fmt.Errorf("-op %q: expected allreduce, allgather, reducescatter or alltoall", s)
-}
-
-// parseBytes reads "64MiB", "1G", "4096".
-func parseBytes(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, mult = num, u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || v < 0 || (v > 0 && mult > (1<<62)/v) {
-		return 0, errors.New("expected a byte count such as 4096 or 64MiB")
-	}
-	return v * mult, nil
-}
+// parseBytes reads a byte count flag such as -max-memory 16GiB, for flags.go's bytesFlag.
+var parseBytes = units.ParseBytes
 
 func runDAG(args []string, stdout, stderr io.Writer) int {
 	var o dagOptions
@@ -107,11 +80,11 @@ func runDAG(args []string, stdout, stderr io.Writer) int {
 }
 
 func (o *dagOptions) run(w io.Writer) error {
-	op, err := parseOp(o.op)
-	if err != nil {
-		return badInput(err)
+	op, ok := ccl.ParseOp(o.op)
+	if !ok {
+		return badInputf("-op %q: expected allreduce, allgather, reducescatter or alltoall", o.op)
 	}
-	bytes, err := parseBytes(o.size)
+	bytes, err := units.ParseBytes(o.size)
 	if err != nil {
 		return badInputf("-size %q: %v", o.size, err)
 	}
@@ -198,13 +171,8 @@ func (o *dagOptions) choose(op ccl.Op, req *ccl.Request, w io.Writer) (algo.Name
 	if err != nil {
 		return "", badInputf("-policy: %v", err)
 	}
-	var group ccl.GroupKind = ccl.GroupNone
-	for _, g := range []ccl.GroupKind{ccl.GroupTP, ccl.GroupDP, ccl.GroupPP, ccl.GroupEP, ccl.GroupDPEP} {
-		if strings.EqualFold(o.group, g.String()) {
-			group = g
-		}
-	}
-	if group == ccl.GroupNone {
+	group, ok := ccl.ParseGroupKind(o.group)
+	if !ok {
 		return "", badInputf("-group %q: expected TP, DP, PP, EP or DP_EP", o.group)
 	}
 	c, err := sel.Choose(op, group, req)
