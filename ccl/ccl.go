@@ -1,6 +1,9 @@
 package ccl
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Op is a collective operation. The order follows SimAI's ComType (system/Common.hh) for the
 // operations a workload file can name.
@@ -25,6 +28,17 @@ func (o Op) String() string {
 	return fmt.Sprintf("Op(%d)", int(o))
 }
 
+// ParseOp reads the name of a collective as String spells it, in any case ("allreduce",
+// "AllGather"); ok is false for any other name, "none" included.
+func ParseOp(s string) (op Op, ok bool) {
+	for _, op := range []Op{OpReduceScatter, OpAllGather, OpAllReduce, OpAllToAll} {
+		if strings.EqualFold(s, op.String()) {
+			return op, true
+		}
+	}
+	return OpNone, false
+}
+
 // GroupKind is the kind of communication group a collective runs on. The order follows SimAI's
 // MockNccl::GroupType: TP=0, DP=1, PP=2, EP=3, DP_EP=4, NONE=5.
 type GroupKind uint8
@@ -47,4 +61,15 @@ func (g GroupKind) String() string {
 		return groupNames[g]
 	}
 	return fmt.Sprintf("GroupKind(%d)", int(g))
+}
+
+// ParseGroupKind reads SimAI's name of a group kind in any case ("TP", "dp_ep"); ok is false for
+// any other name, "NONE" included.
+func ParseGroupKind(s string) (g GroupKind, ok bool) {
+	for _, g := range []GroupKind{GroupTP, GroupDP, GroupPP, GroupEP, GroupDPEP} {
+		if strings.EqualFold(s, g.String()) {
+			return g, true
+		}
+	}
+	return GroupNone, false
 }

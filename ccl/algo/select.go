@@ -73,10 +73,8 @@ func ParseForce(s string) (map[ccl.GroupKind]Name, error) {
 }
 
 func parseGroup(s string) (ccl.GroupKind, error) {
-	for _, g := range []ccl.GroupKind{ccl.GroupTP, ccl.GroupDP, ccl.GroupPP, ccl.GroupEP, ccl.GroupDPEP} {
-		if strings.EqualFold(s, g.String()) {
-			return g, nil
-		}
+	if g, ok := ccl.ParseGroupKind(s); ok {
+		return g, nil
 	}
 	return 0, fmt.Errorf("unknown group %q; expected TP, DP, PP, EP or DP_EP", s)
 }

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"simd/ccl"
 	"simd/ccl/algo"
 	"simd/ccl/nccl"
+	"simd/configs/units"
 	"simd/workloads/sim"
 )
 
@@ -51,7 +49,7 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	fs.IntVar(&o.gps, "gps", 8, "GPUs per server")
 	fs.StringVar(&o.size, "size", "64MiB", "bytes: the whole buffer (all-gather: the gathered output; all-to-all: what each rank sends); a number with an optional K, M, G (×1000) or KiB, MiB, GiB (×1024) suffix")
 	fs.IntVar(&o.chunks, "chunks", 0, "chunks per channel for tree, nvls and nvlstree (0: the algorithm's default)")
-	fs.StringVar(&o.out, "o", "", "write the DAG as CSV to this file (id,src,dst,bytes,parents,channel,chunk,kind)")
+	fs.StringVar(&o.out, "o", "", "write the DAG as CSV to this file ("+ccl.CSVHeader+")")
 	fs.BoolVar(&o.check, "check", false, "prove the DAG correct: every rank ends with what the collective promises, nothing sent before its parents arrive, no bytes invented or lost")
 	fs.Float64Var(&o.bw, "bw", 50, "network bandwidth per GPU for the closed-form time, GB/s")
 	fs.Float64Var(&o.nvbw, "nvbw", 360, "NVLink bandwidth for the closed-form time, GB/s: of a GPU's port into the NVSwitch with -fabric switch, of each GPU-to-GPU link with -fabric mesh")
@@ -60,34 +58,8 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	return fs
 }
 
-func parseOp(s string) (ccl.Op, error) {
-	for _, op := range []ccl.Op{ccl.OpAllReduce, ccl.OpAllGather, ccl.OpReduceScatter, ccl.OpAllToAll} {
-		if strings.EqualFold(s, op.String()) {
-			return op, nil
-		}
-	}
-	return ccl.OpNone, fmt.Errorf("-op %q: expected allreduce, allgather, reducescatter or alltoall", s)
-}
-
-// parseBytes reads "64MiB", "1G", "4096".
-func parseBytes(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			s, mult = num, u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || v < 0 || (v > 0 && mult > (1<<62)/v) {
-		return 0, errors.New("expected a byte count such as 4096 or 64MiB")
-	}
-	return v * mult, nil
-}
+// parseBytes reads a byte count flag such as -max-memory 16GiB, for flags.go's bytesFlag.
+var parseBytes = units.ParseBytes
 
 func runDAG(args []string, stdout, stderr io.Writer) int {
 	var o dagOptions
@@ -108,11 +80,11 @@ func runDAG(args []string, stdout, stderr io.Writer) int {
 }
 
 func (o *dagOptions) run(w io.Writer) error {
-	op, err := parseOp(o.op)
-	if err != nil {
-		return badInput(err)
+	op, ok := ccl.ParseOp(o.op)
+	if !ok {
+		return badInputf("-op %q: expected allreduce, allgather, reducescatter or alltoall", o.op)
 	}
-	bytes, err := parseBytes(o.size)
+	bytes, err := units.ParseBytes(o.size)
 	if err != nil {
 		return badInputf("-size %q: %v", o.size, err)
 	}
@@ -140,11 +112,11 @@ func (o *dagOptions) run(w io.Writer) error {
 	}
 	servers := req.Servers()
 	fmt.Fprintf(w, "%s %s on %d ranks (%d servers of up to %d GPUs), %d bytes\n", op, a, o.n, servers, o.gps, bytes)
-	total, depth, err := dagStats(d)
+	st, err := ccl.StatsOf(d)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "flows: %d, bytes sent: %d, critical path: %d flows\n", d.NumFlows(), total, depth)
+	fmt.Fprintf(w, "flows: %d, bytes sent: %d, critical path: %d flows\n", st.Flows, st.Bytes, st.CriticalPath)
 	fabric := algo.Switch
 	if o.fabric == "mesh" {
 		fabric = algo.FullMesh
@@ -173,7 +145,7 @@ func (o *dagOptions) run(w io.Writer) error {
 		}
 	}
 	if o.out != "" {
-		if err := sim.WriteFileAtomic(o.out, func(f *os.File) error { return writeDAGCSV(f, d) }); err != nil {
+		if err := sim.WriteFileAtomic(o.out, func(f *os.File) error { return ccl.WriteCSV(f, d) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "flows written to %s\n", o.out)
@@ -199,13 +171,8 @@ func (o *dagOptions) choose(op ccl.Op, req *ccl.Request, w io.Writer) (algo.Name
 	if err != nil {
 		return "", badInputf("-policy: %v", err)
 	}
-	var group ccl.GroupKind = ccl.GroupNone
-	for _, g := range []ccl.GroupKind{ccl.GroupTP, ccl.GroupDP, ccl.GroupPP, ccl.GroupEP, ccl.GroupDPEP} {
-		if strings.EqualFold(o.group, g.String()) {
-			group = g
-		}
-	}
-	if group == ccl.GroupNone {
+	group, ok := ccl.ParseGroupKind(o.group)
+	if !ok {
 		return "", badInputf("-group %q: expected TP, DP, PP, EP or DP_EP", o.group)
 	}
 	c, err := sel.Choose(op, group, req)
@@ -214,77 +181,4 @@ func (o *dagOptions) choose(op ccl.Op, req *ccl.Request, w io.Writer) (algo.Name
 	}
 	fmt.Fprintf(w, "selected %s (%s)\n", c.Algorithm, c.Reason)
 	return c.Algorithm, nil
-}
-
-// dagStats sums the bytes of a DAG and finds its critical path (the longest chain of flows, each
-// waiting for the one before).
-func dagStats(d ccl.DAG) (total int64, depth int, err error) {
-	nf := d.NumFlows()
-	indeg := make([]int32, nf)
-	level := make([]int32, nf)
-	var buf []ccl.FlowID
-	var ready []ccl.FlowID
-	for i := range nf {
-		f := d.Flow(ccl.FlowID(i))
-		total += f.Bytes
-		buf = d.Parents(ccl.FlowID(i), buf[:0])
-		indeg[i] = int32(len(buf))
-		if len(buf) == 0 {
-			ready = append(ready, ccl.FlowID(i))
-		}
-	}
-	done := 0
-	for len(ready) > 0 {
-		f := ready[len(ready)-1]
-		ready = ready[:len(ready)-1]
-		done++
-		level[f]++
-		depth = max(depth, int(level[f]))
-		buf = d.Children(f, buf[:0])
-		for _, c := range buf {
-			level[c] = max(level[c], level[f])
-			if indeg[c]--; indeg[c] == 0 {
-				ready = append(ready, c)
-			}
-		}
-	}
-	if done != nf {
-		return 0, 0, fmt.Errorf("the DAG has a cycle")
-	}
-	return total, depth, nil
-}
-
-// writeDAGCSV writes id,src,dst,bytes,parents,channel,chunk,kind with parents separated by ';'.
-func writeDAGCSV(out io.Writer, d ccl.DAG) error {
-	w := bufio.NewWriter(out)
-	w.WriteString("id,src,dst,bytes,parents,channel,chunk,kind\n")
-	var buf []ccl.FlowID
-	var line []byte
-	for i := range d.NumFlows() {
-		f := d.Flow(ccl.FlowID(i))
-		line = strconv.AppendInt(line[:0], int64(i), 10)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(f.Src), 10)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(f.Dst), 10)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, f.Bytes, 10)
-		line = append(line, ',')
-		buf = d.Parents(ccl.FlowID(i), buf[:0])
-		for j, p := range buf {
-			if j > 0 {
-				line = append(line, ';')
-			}
-			line = strconv.AppendInt(line, int64(p), 10)
-		}
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(f.Channel), 10)
-		line = append(line, ',')
-		line = strconv.AppendInt(line, int64(f.Chunk), 10)
-		line = append(line, ',')
-		line = append(line, f.Kind.String()...)
-		line = append(line, '\n')
-		w.Write(line)
-	}
-	return w.Flush()
 }

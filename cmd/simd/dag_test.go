@@ -115,16 +115,3 @@ func TestDAGErrors(t *testing.T) {
 		}
 	}
 }
-
-func TestParseBytes(t *testing.T) {
-	for s, want := range map[string]int64{"4096": 4096, "64MiB": 64 << 20, "1G": 1e9, "2KiB": 2048, "7B": 7} {
-		if got, err := parseBytes(s); err != nil || got != want {
-			t.Errorf("%s: %d, %v", s, got, err)
-		}
-	}
-	for _, s := range []string{"", "-1", "1XB", "99999999999TiB"} {
-		if _, err := parseBytes(s); err == nil {
-			t.Errorf("%q accepted", s)
-		}
-	}
-}

@@ -28,19 +28,12 @@ type topoCommand struct {
 	given  []string        // the flags given, by canonical name
 }
 
-// topoRaw holds the flag values as given, before the template's defaults are known.
+// topoRaw holds the values of simd topo's flags: the generator's options, one field per flag
+// (see topo.GeneratorOptions), and the flags that are not options.
 type topoRaw struct {
-	topology                string
-	ro, dt, dp, mesh        bool
-	gpus, gps, nsps         int
-	asn, npa, psn, app, csn int
-	pods                    int
-	er, gt, nvbw, nl, l     string
-	bw, apbw, pcbw          string
-	os                      float64
-	outDir                  string
-	info, paths             string
-	pathLimit               int
+	gen                 topo.GeneratorOptions
+	outDir, info, paths string
+	pathLimit           int
 }
 
 // topoFlag documents one flag of simd topo and its aliases.
@@ -48,9 +41,8 @@ type topoFlag struct {
 	names []string // with their dashes, as -h shows them; the first is the canonical one
 	arg   string   // placeholder for -h; "" for a switch
 	usage string
-	def   string                         // default as -h shows it
-	value flag.Value                     // shared by all the names
-	apply func(o *topo.GeneratorOptions) // copies a given value into the options; nil if not an option
+	def   string     // default as -h shows it
+	value flag.Value // shared by all the names
 }
 
 type topoGroup struct {
@@ -58,160 +50,124 @@ type topoGroup struct {
 	flags []topoFlag
 }
 
-// Flag values. Integers are decimal, as Python's int() reads them (flag.Int would take 010 as
-// octal and 0x10 as hex).
+// topoValue is the flag.Value of a simd topo flag: Set stores what parse reads from the string.
+type topoValue[T any] struct {
+	p     *T
+	parse func(string) (T, error)
+}
 
-type topoString struct{ p *string }
-
-func (v topoString) String() string {
+func (v topoValue[T]) String() string {
 	if v.p == nil {
 		return ""
 	}
-	return *v.p
+	return fmt.Sprint(*v.p)
 }
-func (v topoString) Set(s string) error { *v.p = s; return nil }
 
-type topoInt struct{ p *int }
-
-func (v topoInt) String() string {
-	if v.p == nil {
-		return "0"
+func (v topoValue[T]) Set(s string) error {
+	x, err := v.parse(s)
+	if err == nil {
+		*v.p = x
 	}
-	return strconv.Itoa(*v.p)
+	return err
 }
-func (v topoInt) Set(s string) error {
+
+// IsBoolFlag lets a switch such as --ro go without a value, as flag.Bool's do.
+func (v topoValue[T]) IsBoolFlag() bool { _, ok := any(v.p).(*bool); return ok }
+
+// Parsers of flag values. Integers are decimal, as Python's int() reads them (flag.Int would
+// take 010 as octal and 0x10 as hex).
+
+// parseTopoText takes a string as given: names, rates and delays go into the file verbatim.
+func parseTopoText(s string) (string, error) { return s, nil }
+
+func parseTopoInt(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return errors.New("expected an integer")
+		return 0, errors.New("expected an integer")
 	}
-	*v.p = n
-	return nil
+	return n, nil
 }
 
-type topoBool struct{ p *bool }
-
-func (v topoBool) String() string   { return strconv.FormatBool(v.p != nil && *v.p) }
-func (v topoBool) IsBoolFlag() bool { return true }
-func (v topoBool) Set(s string) error {
+func parseTopoSwitch(s string) (bool, error) {
 	b, err := strconv.ParseBool(s)
 	if err != nil {
-		return errors.New("expected no value, or true or false")
+		return false, errors.New("expected no value, or true or false")
 	}
-	*v.p = b
-	return nil
+	return b, nil
 }
 
-type topoRatio struct{ p *float64 }
-
-func (v topoRatio) String() string {
-	if v.p == nil {
-		return "1"
-	}
-	return strconv.FormatFloat(*v.p, 'g', -1, 64)
-}
-func (v topoRatio) Set(s string) error {
+func parseTopoRatio(s string) (float64, error) {
 	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || !(r > 0) || r > 1e9 {
-		return errors.New("expected a ratio above 0, such as 1, 2 or 1.5")
+		return 0, errors.New("expected a ratio above 0, such as 1, 2 or 1.5")
 	}
-	*v.p = r
-	return nil
+	return r, nil
 }
 
-type topoPods struct{ p *int }
-
-func (v topoPods) String() string {
-	if v.p == nil {
-		return "1"
-	}
-	if *v.p == topo.AutoPods {
-		return "auto"
-	}
-	return strconv.Itoa(*v.p)
-}
-func (v topoPods) Set(s string) error {
+func parseTopoPods(s string) (int, error) {
 	if s == "auto" {
-		*v.p = topo.AutoPods
-		return nil
+		return topo.AutoPods, nil
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 {
-		return errors.New("expected a number of pods of at least 1, or auto")
+		return 0, errors.New("expected a number of pods of at least 1, or auto")
 	}
-	*v.p = n
-	return nil
+	return n, nil
 }
 
-// newTopoFlagSet defines simd topo's flags on a new flag set, storing the values in r.
+// newTopoFlagSet defines simd topo's flags on a new flag set, storing the values in r. The
+// generator's options keep the values r holds until their flags are given; -o and -path-limit
+// start at their defaults.
 func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
-	*r = topoRaw{pods: 1, os: 1, outDir: ".", pathLimit: 16}
-	type opts = topo.GeneratorOptions
-	str := func(p *string) flag.Value { return topoString{p} }
-	num := func(p *int) flag.Value { return topoInt{p} }
-	sw := func(p *bool) flag.Value { return topoBool{p} }
+	r.outDir, r.pathLimit = ".", 16
+	o := &r.gen
+	str := func(p *string) flag.Value { return topoValue[string]{p, parseTopoText} }
+	num := func(p *int) flag.Value { return topoValue[int]{p, parseTopoInt} }
+	sw := func(p *bool) flag.Value { return topoValue[bool]{p, parseTopoSwitch} }
 	groups := []topoGroup{
 		{"Structure", []topoFlag{
 			{[]string{"-topo", "--topology"}, "NAME",
 				"template: Spectrum-X (rail-optimised single ToR), AlibabaHPN (rail-optimised dual ToR; dual plane with --dp) or DCN+ (not rail-optimised; dual ToR with --dt). " +
 					"Case-sensitive; any other value is no template. A template fixes the structure flags (only AlibabaHPN takes --dp, only DCN+ takes --dt) and changes some defaults, as listed with each flag",
-				"none", str(&r.topology), nil},
-			{[]string{"--ro"}, "", "rail-optimised: GPU i's NIC goes to the ASW of rail i mod gps; without it (and without a template) the fabric is not rail-optimised", "off", sw(&r.ro), nil},
-			{[]string{"--dt"}, "", "dual ToR: two NICs per GPU, to an A-side and a B-side ASW", "off", sw(&r.dt), nil},
-			{[]string{"--dp"}, "", "dual plane: A-side ASWs reach only the first half of the PSWs, B-side ASWs only the rest (needs --ro --dt, or -topo AlibabaHPN)", "off", sw(&r.dp), nil},
-			{[]string{"-g", "--gpu"}, "N", "number of GPUs, a multiple of -gps", "32; Spectrum-X: 4096, AlibabaHPN: 15360, DCN+: 512", num(&r.gpus),
-				func(o *opts) { o.GPUs = r.gpus }},
-			{[]string{"-er", "--error_rate"}, "P", "packet loss probability written into every link", "0", str(&r.er),
-				func(o *opts) { o.ErrorRate = r.er }},
+				"none", str(&o.Topology)},
+			{[]string{"--ro"}, "", "rail-optimised: GPU i's NIC goes to the ASW of rail i mod gps; without it (and without a template) the fabric is not rail-optimised", "off", sw(&o.RailOptimized)},
+			{[]string{"--dt"}, "", "dual ToR: two NICs per GPU, to an A-side and a B-side ASW", "off", sw(&o.DualToR)},
+			{[]string{"--dp"}, "", "dual plane: A-side ASWs reach only the first half of the PSWs, B-side ASWs only the rest (needs --ro --dt, or -topo AlibabaHPN)", "off", sw(&o.DualPlane)},
+			{[]string{"-g", "--gpu"}, "N", "number of GPUs, a multiple of -gps", "32; Spectrum-X: 4096, AlibabaHPN: 15360, DCN+: 512", num(&o.GPUs)},
+			{[]string{"-er", "--error_rate"}, "P", "packet loss probability written into every link", "0", str(&o.ErrorRate)},
 		}},
 		{"Servers", []topoFlag{
-			{[]string{"-gps", "--gpu_per_server"}, "N", "GPUs per server", "8", num(&r.gps),
-				func(o *opts) { o.GPUsPerServer = r.gps }},
-			{[]string{"-gt", "--gpu_type"}, "TYPE", "GPU type, written into the header and the file name", "H100", str(&r.gt),
-				func(o *opts) { o.GPUType = r.gt }},
-			{[]string{"-nsps", "--nv_switch_per_server"}, "N", "NVSwitches per server (ignored with --mesh)", "1", num(&r.nsps),
-				func(o *opts) { o.NVSwitchesPerServer = r.nsps }},
-			{[]string{"-nvbw", "--nvlink_bw"}, "RATE", "GPU–NVSwitch link rate; with --mesh the rate of each GPU–GPU link", "2880Gbps", str(&r.nvbw),
-				func(o *opts) { o.NVLinkRate = r.nvbw }},
-			{[]string{"-nl", "--nv_latency"}, "TIME", "GPU–NVSwitch (or GPU–GPU) link delay", "0.000025ms", str(&r.nl),
-				func(o *opts) { o.NVLinkDelay = r.nl }},
-			{[]string{"-l", "--latency"}, "TIME", "delay of the GPU–ASW, ASW–PSW and PSW–core links", "0.0005ms", str(&r.l),
-				func(o *opts) { o.NICDelay = r.l }},
+			{[]string{"-gps", "--gpu_per_server"}, "N", "GPUs per server", "8", num(&o.GPUsPerServer)},
+			{[]string{"-gt", "--gpu_type"}, "TYPE", "GPU type, written into the header and the file name", "H100", str(&o.GPUType)},
+			{[]string{"-nsps", "--nv_switch_per_server"}, "N", "NVSwitches per server (ignored with --mesh)", "1", num(&o.NVSwitchesPerServer)},
+			{[]string{"-nvbw", "--nvlink_bw"}, "RATE", "GPU–NVSwitch link rate; with --mesh the rate of each GPU–GPU link", "2880Gbps", str(&o.NVLinkRate)},
+			{[]string{"-nl", "--nv_latency"}, "TIME", "GPU–NVSwitch (or GPU–GPU) link delay", "0.000025ms", str(&o.NVLinkDelay)},
+			{[]string{"-l", "--latency"}, "TIME", "delay of the GPU–ASW, ASW–PSW and PSW–core links", "0.0005ms", str(&o.NICDelay)},
 		}},
 		{"Segments", []topoFlag{
-			{[]string{"-bw", "--bandwidth"}, "RATE", "GPU–ASW (NIC) rate, also written into the file name", "400Gbps; AlibabaHPN, DCN+ --dt: 200Gbps", str(&r.bw),
-				func(o *opts) { o.NICRate = r.bw }},
-			{[]string{"-asn", "--asw_switch_num"}, "N", "ASW count; the generator recomputes it from -g and warns (on stderr) when it differs", "8; AlibabaHPN: 240", num(&r.asn),
-				func(o *opts) { o.ASWs = r.asn }},
-			{[]string{"-npa", "--nics_per_aswitch"}, "N", "NICs per ASW: a segment holds npa·gps GPUs rail-optimised, npa otherwise", "64; AlibabaHPN, DCN+ --dt: 128", num(&r.npa),
-				func(o *opts) { o.NICsPerASW = r.npa }},
+			{[]string{"-bw", "--bandwidth"}, "RATE", "GPU–ASW (NIC) rate, also written into the file name", "400Gbps; AlibabaHPN, DCN+ --dt: 200Gbps", str(&o.NICRate)},
+			{[]string{"-asn", "--asw_switch_num"}, "N", "ASW count; the generator recomputes it from -g and warns (on stderr) when it differs", "8; AlibabaHPN: 240", num(&o.ASWs)},
+			{[]string{"-npa", "--nics_per_aswitch"}, "N", "NICs per ASW: a segment holds npa·gps GPUs rail-optimised, npa otherwise", "64; AlibabaHPN, DCN+ --dt: 128", num(&o.NICsPerASW)},
 		}},
 		{"Pod", []topoFlag{
-			{[]string{"-psn", "--psw_switch_num"}, "N", "PSW count (per pod)", "64; AlibabaHPN: 120, DCN+: 8", num(&r.psn),
-				func(o *opts) { o.PSWs = r.psn }},
-			{[]string{"-apbw", "--ap_bandwidth"}, "RATE", "ASW–PSW link rate", "400Gbps", str(&r.apbw),
-				func(o *opts) { o.ASWPSWRate = r.apbw }},
-			{[]string{"-app", "--asw_per_psw"}, "N", "PSW ports toward ASWs: one pod holds at most app/gps segments rail-optimised, app/(ASWs per segment) otherwise", "64; AlibabaHPN: 240 (--dp: 120), DCN+: 8", num(&r.app),
-				func(o *opts) { o.ASWsPerPSW = r.app }},
+			{[]string{"-psn", "--psw_switch_num"}, "N", "PSW count (per pod)", "64; AlibabaHPN: 120, DCN+: 8", num(&o.PSWs)},
+			{[]string{"-apbw", "--ap_bandwidth"}, "RATE", "ASW–PSW link rate", "400Gbps", str(&o.ASWPSWRate)},
+			{[]string{"-app", "--asw_per_psw"}, "N", "PSW ports toward ASWs: one pod holds at most app/gps segments rail-optimised, app/(ASWs per segment) otherwise", "64; AlibabaHPN: 240 (--dp: 120), DCN+: 8", num(&o.ASWsPerPSW)},
 		}},
 		{"simd's additions (off by default: the file is then the generator's)", []topoFlag{
-			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", topoPods{&r.pods},
-				func(o *opts) { o.Pods = r.pods }},
-			{[]string{"-csn", "--core_switch_num"}, "N", "core switches with more than one pod, a multiple of the PSWs of a pod; 0: just enough for each PSW to send up what its ASWs send it", "0", num(&r.csn),
-				func(o *opts) { o.Cores = r.csn }},
-			{[]string{"-pcbw", "--pc_bandwidth"}, "RATE", "PSW–core link rate", "the -apbw rate", str(&r.pcbw),
-				func(o *opts) { o.CoreRate = r.pcbw }},
-			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", topoRatio{&r.os},
-				func(o *opts) { o.Oversubscription = r.os }},
-			{[]string{"--mesh"}, "", "servers without NVSwitch: every pair of a server's GPUs gets one link at -nvbw and -nl (AMD MI300X-style)", "off", sw(&r.mesh),
-				func(o *opts) { o.Mesh = r.mesh }},
+			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", topoValue[int]{&o.Pods, parseTopoPods}},
+			{[]string{"-csn", "--core_switch_num"}, "N", "core switches with more than one pod, a multiple of the PSWs of a pod; 0: just enough for each PSW to send up what its ASWs send it", "0", num(&o.Cores)},
+			{[]string{"-pcbw", "--pc_bandwidth"}, "RATE", "PSW–core link rate", "the -apbw rate", str(&o.CoreRate)},
+			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", topoValue[float64]{&o.Oversubscription, parseTopoRatio}},
+			{[]string{"--mesh"}, "", "servers without NVSwitch: every pair of a server's GPUs gets one link at -nvbw and -nl (AMD MI300X-style)", "off", sw(&o.Mesh)},
 		}},
 		{"Output", []topoFlag{
-			{[]string{"-o"}, "DIR", "folder to write the file into, under the generator's name", "the current folder", str(&r.outDir), nil},
+			{[]string{"-o"}, "DIR", "folder to write the file into, under the generator's name", "the current folder", str(&r.outDir)},
 		}},
 		{"Inspecting a topology file (instead of generating one)", []topoFlag{
-			{[]string{"-info"}, "FILE", "print the topology's node counts by kind, link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", "none", str(&r.info), nil},
-			{[]string{"-paths"}, "SRC,DST", "with -info: also list the equal-cost paths between GPUs SRC and DST", "none", str(&r.paths), nil},
-			{[]string{"-path-limit"}, "N", "with -info -paths: list at most N paths", "16", num(&r.pathLimit), nil},
+			{[]string{"-info"}, "FILE", "print the topology's node counts by kind, link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", "none", str(&r.info)},
+			{[]string{"-paths"}, "SRC,DST", "with -info: also list the equal-cost paths between GPUs SRC and DST", "none", str(&r.paths)},
+			{[]string{"-path-limit"}, "N", "with -info -paths: list at most N paths", "16", num(&r.pathLimit)},
 		}},
 	}
 	fs := flag.NewFlagSet("simd topo", flag.ContinueOnError)
@@ -225,24 +181,23 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 	return fs, groups
 }
 
-// parseTopoFlags reads simd topo's command line; flag.ErrHelp is returned for -h.
+// parseTopoFlags reads simd topo's command line; flag.ErrHelp is returned for -h. The template's
+// defaults depend on -topo, --ro, --dt and --dp, which may come after the flags they change, so
+// the line is read twice: once for those four, then again over the template's defaults.
 func parseTopoFlags(args []string) (*topoCommand, error) {
-	var r topoRaw
-	fs, groups := newTopoFlagSet(&r)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%v (simd topo -h lists the flags)", err)
+	var first topoRaw
+	if _, _, err := parseTopoArgs(args, &first); err != nil {
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (simd topo -h lists the flags)", fs.Arg(0))
+	o := &first.gen
+	r := topoRaw{gen: topo.NewGeneratorOptions(o.Topology, o.RailOptimized, o.DualToR, o.DualPlane)}
+	fs, groups, err := parseTopoArgs(args, &r)
+	if err != nil {
+		return nil, err
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	c := &topoCommand{gen: topo.NewGeneratorOptions(r.topology, r.ro, r.dt, r.dp), outDir: r.outDir}
+	c := &topoCommand{gen: r.gen, outDir: r.outDir}
 	for _, g := range groups {
 		for _, f := range g.flags {
 			for _, n := range f.names {
@@ -259,19 +214,25 @@ func parseTopoFlags(args []string) (*topoCommand, error) {
 			return nil, err
 		}
 		c.info = req
-		return c, nil
-	}
-	for _, g := range groups {
-		for _, f := range g.flags {
-			for _, n := range f.names {
-				if given[strings.TrimLeft(n, "-")] && f.apply != nil {
-					f.apply(&c.gen)
-					break
-				}
-			}
-		}
 	}
 	return c, nil
+}
+
+// parseTopoArgs reads args into r, over the values r holds.
+func parseTopoArgs(args []string, r *topoRaw) (*flag.FlagSet, []topoGroup, error) {
+	fs, groups := newTopoFlagSet(r)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("%v (simd topo -h lists the flags)", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, nil, fmt.Errorf("unexpected argument %q (simd topo -h lists the flags)", fs.Arg(0))
+	}
+	return fs, groups, nil
 }
 
 // runTopo is simd topo: it returns the exit status.

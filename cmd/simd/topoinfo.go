@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -46,16 +45,7 @@ func newTopoInfoRequest(file, paths string, limit int, given []string) (topoInfo
 	return req, nil
 }
 
-// gbps prints a rate in bits per second as Gbps or Tbps.
-func gbps(bps float64) string {
-	if bps >= 1e12 {
-		return strconv.FormatFloat(bps/1e12, 'f', -1, 64) + " Tbps"
-	}
-	return strconv.FormatFloat(bps/1e9, 'f', -1, 64) + " Gbps"
-}
-
-var tierNames = map[int32]string{1: "leaf (ASW)", 2: "spine (PSW)", 3: "core"}
-
+// run reads the file and prints its summary (route.Summary), then the paths -paths asks for.
 func (q topoInfoRequest) run(w io.Writer) error {
 	f, err := os.Open(q.file)
 	if err != nil {
@@ -70,66 +60,18 @@ func (q topoInfoRequest) run(w io.Writer) error {
 	if err != nil {
 		return badInputf("%s: %v", q.file, err)
 	}
-	g := r.Graph()
-	nc := g.NodeCounts()
-	fmt.Fprintf(w, "topology %s\n", q.file)
-	fmt.Fprintf(w, "nodes: %d GPUs, %d NVSwitches, %d switches; servers: %d of %d GPUs (%s)\n",
-		nc.GPUs, nc.NVSwitches, nc.Switches, t.NumServers(), t.GPUsPerServer, t.GPUType)
-	fmt.Fprintf(w, "links: %d\n", t.NumLinks())
-	for _, rc := range g.LinkCountsByRate() {
-		fmt.Fprintf(w, "  %-12s %d\n", gbps(rc.Rate), rc.Links)
-	}
-	_, tiers := g.Loads()
-	fmt.Fprintln(w, "switch tiers (capacity toward GPUs / away from them):")
-	for _, tl := range tiers {
-		name := tierNames[tl.Tier]
-		if name == "" {
-			name = "tier " + strconv.Itoa(int(tl.Tier))
-		}
-		over := "none (top tier)"
-		if tl.Up > 0 {
-			over = strconv.FormatFloat(tl.Oversubscription(), 'f', 2, 64) + ":1"
-		}
-		fmt.Fprintf(w, "  %d %-24s %6d switches, down %s, up %s, oversubscription %s\n",
-			tl.Tier, name, tl.Switches, gbps(tl.Down), gbps(tl.Up), over)
-	}
-	if b, err := g.Bisection(); err != nil {
-		fmt.Fprintf(w, "bisection: %v\n", err)
-	} else {
-		fmt.Fprintf(w, "bisection: %s between the first %d servers and the other %d (their NICs: %s and %s)\n",
-			gbps(b.Bandwidth), b.FirstHalf, b.Servers-b.FirstHalf, gbps(b.NIC[0]), gbps(b.NIC[1]))
-	}
-	if !q.pathPair {
-		return nil
+	s := route.Summarize(q.file, t, r.Graph())
+	if err := s.WriteText(w); err != nil || !q.pathPair {
+		return err
 	}
 	for _, id := range []int32{q.src, q.dst} {
 		if int(id) >= t.NumNodes() || t.Kind(id) != topo.GPU {
 			return badInputf("-paths: %d is not a GPU of %s", id, q.file)
 		}
 	}
-	hops, err := r.Distance(q.src, q.dst)
+	paths, err := r.EqualCostPaths(q.src, q.dst, q.limit)
 	if err != nil {
 		return badInputf("-paths %d,%d: %v", q.src, q.dst, err)
 	}
-	count, _ := r.CountPaths(q.src, q.dst)
-	paths, complete, err := r.AllPaths(q.src, q.dst, q.limit)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "paths from GPU %d to GPU %d: %d hops, %d equal-cost paths", q.src, q.dst, hops, count)
-	if !complete {
-		fmt.Fprintf(w, " (the first %d)", len(paths))
-	}
-	fmt.Fprintln(w)
-	for _, p := range paths {
-		st := g.Stats(p)
-		nodes := []string{strconv.Itoa(int(q.src))}
-		for _, l := range p {
-			to := g.To(l)
-			nodes = append(nodes, fmt.Sprintf("%d(%s)", to, t.Kind(to)))
-		}
-		nodes[len(nodes)-1] = strconv.Itoa(int(q.dst))
-		fmt.Fprintf(w, "  %s   delay %s, bottleneck %s\n", strings.Join(nodes, " -> "), st.Delay, gbps(st.Bottleneck))
-	}
-	return nil
+	return paths.WriteText(w)
 }

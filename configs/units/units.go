@@ -1,7 +1,8 @@
 // Package units parses the rate and time strings of SimAI's files at the edge of the program:
 // ns-3 DataRate strings such as "400Gbps" or "50Mb/s" into bits per second, and ns-3 Time strings
 // such as "0.0005ms" into engine.Time picoseconds. Times are converted with exact decimal
-// arithmetic, so "0.000025ms" is exactly 25 ns and never 24.999999 ns.
+// arithmetic, so "0.000025ms" is exactly 25 ns and never 24.999999 ns. It also reads the byte
+// counts of simd's flags ("64MiB") and checks sums and products of sizes for overflow.
 package units
 
 import (
