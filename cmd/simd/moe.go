@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,8 +15,8 @@ import (
 
 // simd moe works on the token-routing workloads of seed 000 (a simulator of MoE dispatch by
 // DeepEP and FAST). simd moe gen writes one: config.json and a requests file per iteration. The
-// generator and the file formats live in package workloads/moe; this file is only their command
-// line.
+// defaults, the generator and the file formats live in package workloads/moe; this file is only
+// their command line.
 
 const moeUsage = `Usage: simd moe <command> [flags]
 
@@ -31,14 +30,6 @@ Commands:
         seed (seed 000's closed forms) or exact (per-stage bottlenecks); prints the seed's
         metrics, -o OUT also writes OUT/metrics.json (simd moe run -h lists the flags)
 `
-
-// moeGenDefaults are seed 000's SimConfig defaults: its README example of 4 nodes of 8 GPUs with
-// 2 experts per GPU, 2048-token sequences in batches of 32, top-2 routing with Zipf 1.2, 12
-// layers, 10 iterations, 2048-element float32 tokens, 50 GB/s network and 900 GB/s NVLink.
-func moeGenDefaults() moe.Config {
-	return moe.Config{Nodes: 4, GPUsPerNode: 8, ExpertsPerGPU: 2, SeqLen: 2048, Batch: 32, TopK: 2, Zipf: 1.2,
-		Layers: 12, Iters: 10, Hidden: 2048, DtypeBytes: 4, BWInterGBps: 50, BWIntraGBps: 900, Seed: 1}
-}
 
 // decimalInt is an int flag read in decimal only (flag.Int would take 010 as octal).
 type decimalInt struct{ p *int }
@@ -115,7 +106,7 @@ func moeGenFlagSet(cfg *moe.Config, out *string) *flag.FlagSet {
 }
 
 func printMoEGenFlags(w io.Writer) {
-	cfg, out := moeGenDefaults(), ""
+	cfg, out := moe.DefaultConfig(), ""
 	fs := moeGenFlagSet(&cfg, &out)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
@@ -144,7 +135,7 @@ func runMoE(args []string, stdout, stderr io.Writer) int {
 
 // parseMoEGen reads simd moe gen's command line into a valid config and the output folder.
 func parseMoEGen(args []string) (moe.Config, string, error) {
-	cfg, out := moeGenDefaults(), ""
+	cfg, out := moe.DefaultConfig(), ""
 	fs := moeGenFlagSet(&cfg, &out)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -179,28 +170,7 @@ func runMoEGen(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err == nil {
-		err = moeGen(cfg, out, stdout)
+		err = moe.GenerateDir(out, cfg, stdout)
 	}
 	return exitStatus("simd moe gen", err, stderr)
-}
-
-// moeGen writes the workload of cfg to dir, one iteration at a time, and says what it wrote.
-func moeGen(cfg moe.Config, dir string, w io.Writer) error {
-	g, err := moe.NewGenerator(cfg)
-	if err != nil {
-		return badInput(err)
-	}
-	if err := moe.WriteDirFunc(dir, cfg, func(i int) (moe.Iteration, error) { return g.Iteration(i), nil }); err != nil {
-		return err
-	}
-	hot := cfg.HotExperts()[0]
-	fmt.Fprintf(w, "%d nodes × %d GPUs, %d experts (%d per GPU); %d layers × %d tokens (%d × %d) per iteration, top-%d, Zipf %g (hottest expert %d on GPU %d, %.1f%% of draws), seed %d\n",
-		cfg.Nodes, cfg.GPUsPerNode, cfg.Experts(), cfg.ExpertsPerGPU, cfg.Layers, cfg.Tokens(), cfg.SeqLen, cfg.Batch,
-		cfg.TopK, cfg.Zipf, hot, cfg.ExpertGPU(hot), 100*moe.ZipfProbabilities(cfg.Experts(), cfg.Zipf)[0], cfg.Seed)
-	files := filepath.Join(dir, moe.IterationFile(0))
-	if cfg.Iters > 1 {
-		files += " to " + moe.IterationFile(cfg.Iters-1)
-	}
-	fmt.Fprintf(w, "wrote %s and %s (%d requests)\n", filepath.Join(dir, moe.ConfigFile), files, int64(cfg.Iters)*int64(cfg.Layers)*int64(cfg.Tokens()))
-	return nil
 }
