@@ -31,55 +31,41 @@ Commands:
         metrics, -o OUT also writes OUT/metrics.json (simd moe run -h lists the flags)
 `
 
-// decimalInt is an int flag read in decimal only (flag.Int would take 010 as octal).
-type decimalInt struct{ p *int }
+// number is a numeric flag: an int or a uint64 read in decimal only (flag.Int would take 010
+// as octal), or a finite float64.
+type number[T int | uint64 | float64] struct{ p *T }
 
-func (v decimalInt) String() string {
+// decimalInt is an int flag read in decimal only.
+type decimalInt = number[int]
+
+func (v number[T]) String() string {
 	if v.p == nil {
 		return "0"
 	}
-	return strconv.Itoa(*v.p)
-}
-func (v decimalInt) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return errors.New("expected an integer")
-	}
-	*v.p = n
-	return nil
+	return fmt.Sprint(*v.p)
 }
 
-type decimalUint64 struct{ p *uint64 }
-
-func (v decimalUint64) String() string {
-	if v.p == nil {
-		return "0"
+func (v number[T]) Set(s string) error {
+	switch p := any(v.p).(type) {
+	case *int:
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return errors.New("expected an integer")
+		}
+		*p = n
+	case *uint64:
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return errors.New("expected an integer from 0 to 18446744073709551615")
+		}
+		*p = n
+	case *float64:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return errors.New("expected a finite number")
+		}
+		*p = f
 	}
-	return strconv.FormatUint(*v.p, 10)
-}
-func (v decimalUint64) Set(s string) error {
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return errors.New("expected an integer from 0 to 18446744073709551615")
-	}
-	*v.p = n
-	return nil
-}
-
-type finiteFloat struct{ p *float64 }
-
-func (v finiteFloat) String() string {
-	if v.p == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(*v.p, 'g', -1, 64)
-}
-func (v finiteFloat) Set(s string) error {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return errors.New("expected a finite number")
-	}
-	*v.p = f
 	return nil
 }
 
@@ -93,14 +79,14 @@ func moeGenFlagSet(cfg *moe.Config, out *string) *flag.FlagSet {
 	fs.Var(decimalInt{&cfg.SeqLen}, "seq-len", "`L` tokens per sequence")
 	fs.Var(decimalInt{&cfg.Batch}, "batch", "`B` sequences per batch; each layer routes L × B tokens, spread evenly over the GPUs (the remainder one each to GPUs drawn at random)")
 	fs.Var(decimalInt{&cfg.TopK}, "top-k", "`K` distinct experts per token, at most the number of experts")
-	fs.Var(finiteFloat{&cfg.Zipf}, "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
+	fs.Var(number[float64]{&cfg.Zipf}, "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
 	fs.Var(decimalInt{&cfg.Layers}, "layers", "`Y` MoE layers per iteration")
 	fs.Var(decimalInt{&cfg.Iters}, "iters", "`I` iterations, one requests file each")
 	fs.Var(decimalInt{&cfg.Hidden}, "hidden", "`H` elements per token (hidden size)")
 	fs.Var(decimalInt{&cfg.DtypeBytes}, "dtype-bytes", "`D` bytes per element: 1 FP8, 2 BF16/FP16, 4 FP32 (a token is H × D bytes)")
-	fs.Var(finiteFloat{&cfg.BWInterGBps}, "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
-	fs.Var(finiteFloat{&cfg.BWIntraGBps}, "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
-	fs.Var(decimalUint64{&cfg.Seed}, "seed", "random seed `X`: same flags and seed, same files")
+	fs.Var(number[float64]{&cfg.BWInterGBps}, "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
+	fs.Var(number[float64]{&cfg.BWIntraGBps}, "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
+	fs.Var(number[uint64]{&cfg.Seed}, "seed", "random seed `X`: same flags and seed, same files")
 	fs.StringVar(out, "o", "workload", "output folder `DIR`, created if needed")
 	return fs
 }
