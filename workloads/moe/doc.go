@@ -17,7 +17,9 @@
 //   - estimate.go, deepep.go, fast.go, birkhoff.go: price one layer's dispatch under DeepEP (one
 //     network copy per destination node to the same-local-rank proxy, then NVLink fan-out) and
 //     FAST (intra-server balance, Birkhoff–von Neumann scale-out stages, redistribution), as
-//     the seed does.
+//     the seed does. Run prices every layer of a workload into the seed's Metrics.
+//   - summary.go: the Metrics as the seed's scripts print them (WriteText) and as metrics.json
+//     (WriteJSON); a FAST layer's stages as text (LayerResult.WriteStages).
 //
 // The package knows tokens, experts and GPUs, never links.
 package moe
