@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"time"
 
@@ -42,6 +43,37 @@ type MoEResult struct {
 	Stopped error
 	At      engine.Time
 	Note    string
+}
+
+// MoETopology is the fabric of an MoE dispatch run on cfg's workload: the SimAI topology file
+// at path (simd moe run -n) or, when path is empty, topo.DefaultFabric of the workload's GPUs,
+// GPUsPerNode of them per server. The fabric must hold the workload's GPUs, with as many per
+// server as its plans assume. Every error is an input error.
+func MoETopology(path string, cfg *moe.Config) (*topo.Topology, error) {
+	var t *topo.Topology
+	if path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, BadInputf("-n: %v", err)
+		}
+		t, err = topo.Parse(f, path)
+		f.Close()
+		if err != nil {
+			return nil, BadInput(err)
+		}
+	} else {
+		var err error
+		if t, err = topo.DefaultFabric(cfg.GPUs(), cfg.GPUsPerNode); err != nil {
+			return nil, BadInputf("no -n, and no default fabric for %d GPUs of %d per server: %v", cfg.GPUs(), cfg.GPUsPerNode, err)
+		}
+	}
+	if t.NumGPUs() < cfg.GPUs() {
+		return nil, BadInputf("-n %s: %d GPUs, the workload has %d", path, t.NumGPUs(), cfg.GPUs())
+	}
+	if t.GPUsPerServer != cfg.GPUsPerNode {
+		return nil, BadInputf("-n %s: %d GPUs per server, the workload's plans assume %d", path, t.GPUsPerServer, cfg.GPUsPerNode)
+	}
+	return t, nil
 }
 
 // RunMoE simulates every layer's DeepEP or FAST plan as a flow DAG (moe.Plan.DAG) on the fabric
