@@ -121,6 +121,9 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		if m, err = moe.Run(&cfg, iters, kind, model, each); err != nil {
 			return err
 		}
+		if err := m.WriteText(w, kind, model); err != nil {
+			return err
+		}
 	case "event":
 		if o.chunks < 1 {
 			return badInputf("-chunks %d: want at least 1", o.chunks)
@@ -140,19 +143,13 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		m = st.Metrics
-		model = moe.Model(0)
-		defer fmt.Fprintf(w, "  simulated %d flows, %d events in %.2f s\n", st.Flows, st.Events, st.Wall.Seconds())
-		if st.Stopped != nil {
-			incomplete = st.Note
-			stop = stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
-			defer fmt.Fprintf(w, "  incomplete: %s\n", st.Note)
+		if err := st.WriteText(w, kind); err != nil {
+			return err
 		}
+		m, incomplete = st.Metrics, st.Note
+		stop = stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
 	default:
 		return badInputf("-mode %q: expected estimate or event", o.mode)
-	}
-	if err := m.WriteText(w, kind, model); err != nil {
-		return err
 	}
 	if o.out != "" {
 		err := sim.WriteFileAtomic(filepath.Join(o.out, "metrics.json"), func(f *os.File) error { return m.WriteJSON(f, incomplete) })

@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"time"
@@ -43,6 +44,20 @@ type MoEResult struct {
 	Stopped error
 	At      engine.Time
 	Note    string
+}
+
+// WriteText writes the run's summary: the metrics as seed 000 prints them, titled as an event
+// mode run of kind (moe.Metrics.WriteText), then a stopped run's note and the flows and events
+// simulated in the wall-clock time taken.
+func (r *MoEResult) WriteText(w io.Writer, kind moe.Kind) error {
+	if err := r.Metrics.WriteText(w, kind, 0); err != nil {
+		return err
+	}
+	if r.Stopped != nil {
+		fmt.Fprintf(w, "  incomplete: %s\n", r.Note)
+	}
+	_, err := fmt.Fprintf(w, "  simulated %d flows, %d events in %.2f s\n", r.Flows, r.Events, r.Wall.Seconds())
+	return err
 }
 
 // MoETopology is the fabric of an MoE dispatch run on cfg's workload: the SimAI topology file

@@ -6,11 +6,38 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"simd/configs"
 	"simd/topo"
 	"simd/workloads/moe"
 )
+
+// An event run's summary is the seed's, titled event mode, then a stopped run's note and the
+// run's counts.
+func TestMoEResultWriteText(t *testing.T) {
+	m := moe.Metrics{TotalLatencyS: 0.5, AvgLayerLatencyMs: 250, InterNodeTrafficGB: 1.5, AlgoBWGBps: 3, LayerLatencyS: []float64{0.25, 0.25}}
+	var metrics strings.Builder
+	if err := m.WriteText(&metrics, moe.FAST, 0); err != nil || !strings.Contains(metrics.String(), "\nFAST Final Results (event mode)\n") {
+		t.Fatalf("the metrics' own summary: %v\n%s", err, metrics.String())
+	}
+	for _, c := range []struct {
+		r    MoEResult
+		want string
+	}{
+		{MoEResult{Metrics: m, Flows: 12, Events: 345, Wall: 1500 * time.Millisecond}, "  simulated 12 flows, 345 events in 1.50 s\n"},
+		{MoEResult{Metrics: m, Flows: 12, Events: 300, Wall: 20 * time.Millisecond, Stopped: EventLimitError{300}, Note: "1 of 2 layers finished"},
+			"  incomplete: 1 of 2 layers finished\n  simulated 12 flows, 300 events in 0.02 s\n"},
+	} {
+		var b strings.Builder
+		if err := c.r.WriteText(&b, moe.FAST); err != nil {
+			t.Fatal(err)
+		}
+		if want := metrics.String() + c.want; b.String() != want {
+			t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+		}
+	}
+}
 
 // An MoE run's fabric is -n's file or the default one, and must fit the workload's GPUs.
 func TestMoETopology(t *testing.T) {
