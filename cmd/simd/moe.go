@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -16,8 +15,8 @@ import (
 
 // simd moe works on the token-routing workloads of seed 000 (a simulator of MoE dispatch by
 // DeepEP and FAST). simd moe gen writes one: config.json and a requests file per iteration. The
-// generator and the file formats live in package workloads/moe; this file is only their command
-// line.
+// defaults, the generator and the file formats live in package workloads/moe; this file is only
+// their command line.
 
 const moeUsage = `Usage: simd moe <command> [flags]
 
@@ -32,63 +31,41 @@ Commands:
         metrics, -o OUT also writes OUT/metrics.json (simd moe run -h lists the flags)
 `
 
-// moeGenDefaults are seed 000's SimConfig defaults: its README example of 4 nodes of 8 GPUs with
-// 2 experts per GPU, 2048-token sequences in batches of 32, top-2 routing with Zipf 1.2, 12
-// layers, 10 iterations, 2048-element float32 tokens, 50 GB/s network and 900 GB/s NVLink.
-func moeGenDefaults() moe.Config {
-	return moe.Config{Nodes: 4, GPUsPerNode: 8, ExpertsPerGPU: 2, SeqLen: 2048, Batch: 32, TopK: 2, Zipf: 1.2,
-		Layers: 12, Iters: 10, Hidden: 2048, DtypeBytes: 4, BWInterGBps: 50, BWIntraGBps: 900, Seed: 1}
-}
+// number is a numeric flag: an int or a uint64 read in decimal only (flag.Int would take 010
+// as octal), or a finite float64.
+type number[T int | uint64 | float64] struct{ p *T }
 
-// decimalInt is an int flag read in decimal only (flag.Int would take 010 as octal).
-type decimalInt struct{ p *int }
+// decimalInt is an int flag read in decimal only.
+type decimalInt = number[int]
 
-func (v decimalInt) String() string {
+func (v number[T]) String() string {
 	if v.p == nil {
 		return "0"
 	}
-	return strconv.Itoa(*v.p)
-}
-func (v decimalInt) Set(s string) error {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return errors.New("expected an integer")
-	}
-	*v.p = n
-	return nil
+	return fmt.Sprint(*v.p)
 }
 
-type decimalUint64 struct{ p *uint64 }
-
-func (v decimalUint64) String() string {
-	if v.p == nil {
-		return "0"
+func (v number[T]) Set(s string) error {
+	switch p := any(v.p).(type) {
+	case *int:
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return errors.New("expected an integer")
+		}
+		*p = n
+	case *uint64:
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return errors.New("expected an integer from 0 to 18446744073709551615")
+		}
+		*p = n
+	case *float64:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return errors.New("expected a finite number")
+		}
+		*p = f
 	}
-	return strconv.FormatUint(*v.p, 10)
-}
-func (v decimalUint64) Set(s string) error {
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return errors.New("expected an integer from 0 to 18446744073709551615")
-	}
-	*v.p = n
-	return nil
-}
-
-type finiteFloat struct{ p *float64 }
-
-func (v finiteFloat) String() string {
-	if v.p == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(*v.p, 'g', -1, 64)
-}
-func (v finiteFloat) Set(s string) error {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return errors.New("expected a finite number")
-	}
-	*v.p = f
 	return nil
 }
 
@@ -102,20 +79,20 @@ func moeGenFlagSet(cfg *moe.Config, out *string) *flag.FlagSet {
 	fs.Var(decimalInt{&cfg.SeqLen}, "seq-len", "`L` tokens per sequence")
 	fs.Var(decimalInt{&cfg.Batch}, "batch", "`B` sequences per batch; each layer routes L × B tokens, spread evenly over the GPUs (the remainder one each to GPUs drawn at random)")
 	fs.Var(decimalInt{&cfg.TopK}, "top-k", "`K` distinct experts per token, at most the number of experts")
-	fs.Var(finiteFloat{&cfg.Zipf}, "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
+	fs.Var(number[float64]{&cfg.Zipf}, "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
 	fs.Var(decimalInt{&cfg.Layers}, "layers", "`Y` MoE layers per iteration")
 	fs.Var(decimalInt{&cfg.Iters}, "iters", "`I` iterations, one requests file each")
 	fs.Var(decimalInt{&cfg.Hidden}, "hidden", "`H` elements per token (hidden size)")
 	fs.Var(decimalInt{&cfg.DtypeBytes}, "dtype-bytes", "`D` bytes per element: 1 FP8, 2 BF16/FP16, 4 FP32 (a token is H × D bytes)")
-	fs.Var(finiteFloat{&cfg.BWInterGBps}, "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
-	fs.Var(finiteFloat{&cfg.BWIntraGBps}, "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
-	fs.Var(decimalUint64{&cfg.Seed}, "seed", "random seed `X`: same flags and seed, same files")
+	fs.Var(number[float64]{&cfg.BWInterGBps}, "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
+	fs.Var(number[float64]{&cfg.BWIntraGBps}, "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
+	fs.Var(number[uint64]{&cfg.Seed}, "seed", "random seed `X`: same flags and seed, same files")
 	fs.StringVar(out, "o", "workload", "output folder `DIR`, created if needed")
 	return fs
 }
 
 func printMoEGenFlags(w io.Writer) {
-	cfg, out := moeGenDefaults(), ""
+	cfg, out := moe.DefaultConfig(), ""
 	fs := moeGenFlagSet(&cfg, &out)
 	fs.SetOutput(w)
 	fs.PrintDefaults()
@@ -144,7 +121,7 @@ func runMoE(args []string, stdout, stderr io.Writer) int {
 
 // parseMoEGen reads simd moe gen's command line into a valid config and the output folder.
 func parseMoEGen(args []string) (moe.Config, string, error) {
-	cfg, out := moeGenDefaults(), ""
+	cfg, out := moe.DefaultConfig(), ""
 	fs := moeGenFlagSet(&cfg, &out)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -179,28 +156,7 @@ func runMoEGen(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err == nil {
-		err = moeGen(cfg, out, stdout)
+		err = moe.GenerateDir(out, cfg, stdout)
 	}
 	return exitStatus("simd moe gen", err, stderr)
-}
-
-// moeGen writes the workload of cfg to dir, one iteration at a time, and says what it wrote.
-func moeGen(cfg moe.Config, dir string, w io.Writer) error {
-	g, err := moe.NewGenerator(cfg)
-	if err != nil {
-		return badInput(err)
-	}
-	if err := moe.WriteDirFunc(dir, cfg, func(i int) (moe.Iteration, error) { return g.Iteration(i), nil }); err != nil {
-		return err
-	}
-	hot := cfg.HotExperts()[0]
-	fmt.Fprintf(w, "%d nodes × %d GPUs, %d experts (%d per GPU); %d layers × %d tokens (%d × %d) per iteration, top-%d, Zipf %g (hottest expert %d on GPU %d, %.1f%% of draws), seed %d\n",
-		cfg.Nodes, cfg.GPUsPerNode, cfg.Experts(), cfg.ExpertsPerGPU, cfg.Layers, cfg.Tokens(), cfg.SeqLen, cfg.Batch,
-		cfg.TopK, cfg.Zipf, hot, cfg.ExpertGPU(hot), 100*moe.ZipfProbabilities(cfg.Experts(), cfg.Zipf)[0], cfg.Seed)
-	files := filepath.Join(dir, moe.IterationFile(0))
-	if cfg.Iters > 1 {
-		files += " to " + moe.IterationFile(cfg.Iters-1)
-	}
-	fmt.Fprintf(w, "wrote %s and %s (%d requests)\n", filepath.Join(dir, moe.ConfigFile), files, int64(cfg.Iters)*int64(cfg.Layers)*int64(cfg.Tokens()))
-	return nil
 }

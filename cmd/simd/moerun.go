@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,8 +16,9 @@ import (
 
 // simd moe run prices a token-routing workload (written by simd moe gen) under DeepEP or FAST
 // with seed 000's closed forms (-model seed) or from the plans' own transfers (-model exact),
-// prints the seed's summary and, with -o, writes OUT/metrics.json. The plans and estimates
-// live in package workloads/moe; this file is only their command line.
+// prints the seed's summary and, with -o, writes OUT/metrics.json. The plans, the estimates and
+// the summary's text and JSON live in package workloads/moe; this file is only their command
+// line.
 
 type moeRunOptions struct {
 	plan, model, dir, out string
@@ -116,9 +116,12 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	case "estimate":
 		var each func(moe.LayerResult) error
 		if o.stages {
-			each = func(r moe.LayerResult) error { return printStages(w, r) }
+			each = func(r moe.LayerResult) error { return r.WriteStages(w) }
 		}
 		if m, err = moe.Run(&cfg, iters, kind, model, each); err != nil {
+			return err
+		}
+		if err := m.WriteText(w, kind, model); err != nil {
 			return err
 		}
 	case "event":
@@ -140,78 +143,19 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		m = st.Metrics
-		model = moe.Model(0)
-		defer fmt.Fprintf(w, "  simulated %d flows, %d events in %.2f s\n", st.Flows, st.Events, st.Wall.Seconds())
-		if st.Stopped != nil {
-			incomplete = st.Note
-			stop = stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
-			defer fmt.Fprintf(w, "  incomplete: %s\n", st.Note)
+		if err := st.WriteText(w, kind); err != nil {
+			return err
 		}
+		m, incomplete = st.Metrics, st.Note
+		stop = stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
 	default:
 		return badInputf("-mode %q: expected estimate or event", o.mode)
 	}
-	if err := printMoEMetrics(w, kind, model, m); err != nil {
-		return err
-	}
 	if o.out != "" {
-		path := filepath.Join(o.out, "metrics.json")
-		err := sim.WriteFileAtomic(path, func(f *os.File) error {
-			b, err := json.MarshalIndent(struct {
-				moe.Metrics
-				Incomplete string `json:"incomplete,omitempty"`
-			}{m, incomplete}, "", "  ")
-			if err != nil {
-				return err
-			}
-			_, err = f.Write(append(b, '\n'))
-			return err
-		})
+		err := sim.WriteFileAtomic(filepath.Join(o.out, "metrics.json"), func(f *os.File) error { return m.WriteJSON(f, incomplete) })
 		if err != nil {
 			return err
 		}
 	}
 	return stop
-}
-
-// printMoEMetrics prints the summary as seed 000's scripts do.
-func printMoEMetrics(w io.Writer, kind moe.Kind, model moe.Model, m moe.Metrics) error {
-	title := kind.String() + " Final Results"
-	switch model {
-	case moe.Seed:
-	case 0:
-		title += " (event mode)"
-	default:
-		title += " (" + model.String() + " model)"
-	}
-	rule := strings.Repeat("=", 50)
-	_, err := fmt.Fprintf(w, "%s\n%s\n%s\n"+
-		"Total Latency            : %.6f s\n"+
-		"Avg Layer Latency        : %.4f ms\n"+
-		"Total Inter-node Traffic : %.4f GB\n"+
-		"Algorithmic Bandwidth    : %.4f GB/s\n"+
-		"%s\n",
-		rule, title, rule, m.TotalLatencyS, m.AvgLayerLatencyMs, m.InterNodeTrafficGB, m.AlgoBWGBps, rule)
-	return err
-}
-
-// printStages prints one layer's FAST stages: weight in tokens per GPU, then where each server
-// sends (s→s is padding only, an idle server).
-func printStages(w io.Writer, r moe.LayerResult) error {
-	e := r.Estimate
-	var b strings.Builder
-	fmt.Fprintf(&b, "iteration %d layer %d: %d stages (weight: tokens per GPU; s→t: server s sends to server t)", r.Iteration, r.Layer, len(e.Stages))
-	if e.LastStage >= 0 {
-		fmt.Fprintf(&b, ", last with real traffic: %d", e.LastStage)
-	}
-	b.WriteByte('\n')
-	for k, st := range e.Stages {
-		fmt.Fprintf(&b, "  stage %d  weight %g ", k, st.Weight)
-		for s, t := range st.Perm {
-			fmt.Fprintf(&b, " %d→%d", s, t)
-		}
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

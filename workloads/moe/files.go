@@ -115,6 +115,32 @@ func WriteDirFunc(dir string, cfg Config, iteration func(i int) (Iteration, erro
 	return nil
 }
 
+// GenerateDir is simd moe gen: it draws the workload of cfg (see Generate) and writes it to dir
+// (see WriteDirFunc), one iteration at a time so that only one is held in memory, then says on
+// w what it wrote, in two lines: the workload's shape with its hottest expert (rank 0 of
+// HotExperts), the GPU that hosts it and its share of the draws, and the files with the number
+// of requests. An invalid cfg gives its *ParamError, with nothing written. Writing to w cannot
+// fail the call: the workload is complete by then.
+func GenerateDir(dir string, cfg Config, w io.Writer) error {
+	g, err := NewGenerator(cfg)
+	if err != nil {
+		return err
+	}
+	if err := WriteDirFunc(dir, cfg, func(i int) (Iteration, error) { return g.Iteration(i), nil }); err != nil {
+		return err
+	}
+	hot := cfg.HotExperts()[0]
+	fmt.Fprintf(w, "%d nodes × %d GPUs, %d experts (%d per GPU); %d layers × %d tokens (%d × %d) per iteration, top-%d, Zipf %g (hottest expert %d on GPU %d, %.1f%% of draws), seed %d\n",
+		cfg.Nodes, cfg.GPUsPerNode, cfg.Experts(), cfg.ExpertsPerGPU, cfg.Layers, cfg.Tokens(), cfg.SeqLen, cfg.Batch,
+		cfg.TopK, cfg.Zipf, hot, cfg.ExpertGPU(hot), 100*ZipfProbabilities(cfg.Experts(), cfg.Zipf)[0], cfg.Seed)
+	files := filepath.Join(dir, IterationFile(0))
+	if cfg.Iters > 1 {
+		files += " to " + IterationFile(cfg.Iters-1)
+	}
+	fmt.Fprintf(w, "wrote %s and %s (%d requests)\n", filepath.Join(dir, ConfigFile), files, int64(cfg.Iters)*int64(cfg.Layers)*int64(cfg.Tokens()))
+	return nil
+}
+
 // writeTemp writes a temporary file next to final and returns its name (also on error, when it
 // was created).
 func writeTemp(final string, write func(io.Writer) error) (string, error) {

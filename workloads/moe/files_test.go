@@ -374,3 +374,42 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// GenerateDir writes Generate's workload as WriteDir does and says what it wrote; an invalid
+// config writes nothing.
+func TestGenerateDir(t *testing.T) {
+	one := tiny()
+	one.Iters, one.Zipf = 1, 0
+	for _, c := range []struct {
+		cfg   Config
+		lines string // with DIR for the folder
+	}{
+		{tiny(), "2 nodes × 2 GPUs, 8 experts (2 per GPU); 2 layers × 5 tokens (5 × 1) per iteration, top-2, Zipf 1.2 (hottest expert 5 on GPU 2, 42.9% of draws), seed 7\n" +
+			"wrote DIR/config.json and DIR/iter_0_requests.csv to iter_1_requests.csv (20 requests)\n"},
+		{one, "2 nodes × 2 GPUs, 8 experts (2 per GPU); 2 layers × 5 tokens (5 × 1) per iteration, top-2, Zipf 0 (hottest expert 5 on GPU 2, 12.5% of draws), seed 7\n" +
+			"wrote DIR/config.json and DIR/iter_0_requests.csv (10 requests)\n"},
+	} {
+		dir := filepath.Join(t.TempDir(), "w")
+		var out bytes.Buffer
+		if err := GenerateDir(dir, c.cfg, &out); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.ReplaceAll(c.lines, "DIR/", dir+string(filepath.Separator)); out.String() != want {
+			t.Errorf("GenerateDir said\n%s\nwant\n%s", out.String(), want)
+		}
+		if got, want := readAll(t, dir), writeWorkload(t, c.cfg); !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: GenerateDir wrote other files than WriteDir of Generate", c.cfg)
+		}
+	}
+	bad := tiny()
+	bad.Nodes = 0
+	dir := filepath.Join(t.TempDir(), "w")
+	var out bytes.Buffer
+	var pe *ParamError
+	if err := GenerateDir(dir, bad, &out); !errors.As(err, &pe) || pe.Flag != "nodes" {
+		t.Errorf("invalid config: error %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) || out.Len() != 0 {
+		t.Errorf("invalid config: the folder was created (%v) or something said: %q", err, out.String())
+	}
+}

@@ -346,6 +346,17 @@ func TestFirstFree(t *testing.T) {
 	}
 }
 
+// The defaults are seed 000's, and valid.
+func TestDefaultConfig(t *testing.T) {
+	if c := DefaultConfig(); c != seedDefaults() {
+		t.Errorf("DefaultConfig() = %+v, want %+v", c, seedDefaults())
+	}
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
 // Every parameter out of range is named by its flag and its config.json key.
 func TestValidate(t *testing.T) {
 	cases := []struct {

@@ -20,6 +20,15 @@ type Config struct {
 	Seed          uint64  `json:"seed"`
 }
 
+// DefaultConfig is seed 000's SimConfig defaults, simd moe gen's: its README example of 4
+// nodes of 8 GPUs with 2 experts per GPU, 2048-token sequences in batches of 32, top-2 routing
+// with Zipf 1.2, 12 layers, 10 iterations, 2048-element float32 tokens, 50 GB/s network and
+// 900 GB/s NVLink, seed 1.
+func DefaultConfig() Config {
+	return Config{Nodes: 4, GPUsPerNode: 8, ExpertsPerGPU: 2, SeqLen: 2048, Batch: 32, TopK: 2, Zipf: 1.2,
+		Layers: 12, Iters: 10, Hidden: 2048, DtypeBytes: 4, BWInterGBps: 50, BWIntraGBps: 900, Seed: 1}
+}
+
 // GPUs is the number of GPUs, Nodes × GPUsPerNode.
 func (c *Config) GPUs() int { return c.Nodes * c.GPUsPerNode }
 

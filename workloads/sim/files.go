@@ -55,6 +55,16 @@ func NewFiles(dir, prefix string, confPaths bool, conf *configs.SimAIConf, confP
 		}}
 }
 
+// NewFCTFiles places a run's fct.txt alone in dir, whatever SimAI.conf's output keys say (simd
+// moe run -o).
+func NewFCTFiles(dir string, conf *configs.SimAIConf, confPath string) *Files {
+	fs := NewFiles(dir, "", false, conf, confPath)
+	for _, key := range streamedKeys {
+		fs.Enable(key, key == "FCT_OUTPUT_FILE")
+	}
+	return fs
+}
+
 // Enable switches the streamed file of SimAI.conf's key (FCT_OUTPUT_FILE, PFC_OUTPUT_FILE,
 // QLEN_MON_FILE, BW_MON_FILE, RATE_MON_FILE, CNP_MON_FILE) on or off, whatever SimAI.conf says.
 func (fs *Files) Enable(key string, on bool) { fs.on[key] = on }

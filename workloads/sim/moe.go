@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -42,6 +44,51 @@ type MoEResult struct {
 	Stopped error
 	At      engine.Time
 	Note    string
+}
+
+// WriteText writes the run's summary: the metrics as seed 000 prints them, titled as an event
+// mode run of kind (moe.Metrics.WriteText), then a stopped run's note and the flows and events
+// simulated in the wall-clock time taken.
+func (r *MoEResult) WriteText(w io.Writer, kind moe.Kind) error {
+	if err := r.Metrics.WriteText(w, kind, 0); err != nil {
+		return err
+	}
+	if r.Stopped != nil {
+		fmt.Fprintf(w, "  incomplete: %s\n", r.Note)
+	}
+	_, err := fmt.Fprintf(w, "  simulated %d flows, %d events in %.2f s\n", r.Flows, r.Events, r.Wall.Seconds())
+	return err
+}
+
+// MoETopology is the fabric of an MoE dispatch run on cfg's workload: the SimAI topology file
+// at path (simd moe run -n) or, when path is empty, topo.DefaultFabric of the workload's GPUs,
+// GPUsPerNode of them per server. The fabric must hold the workload's GPUs, with as many per
+// server as its plans assume. Every error is an input error.
+func MoETopology(path string, cfg *moe.Config) (*topo.Topology, error) {
+	var t *topo.Topology
+	if path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, BadInputf("-n: %v", err)
+		}
+		t, err = topo.Parse(f, path)
+		f.Close()
+		if err != nil {
+			return nil, BadInput(err)
+		}
+	} else {
+		var err error
+		if t, err = topo.DefaultFabric(cfg.GPUs(), cfg.GPUsPerNode); err != nil {
+			return nil, BadInputf("no -n, and no default fabric for %d GPUs of %d per server: %v", cfg.GPUs(), cfg.GPUsPerNode, err)
+		}
+	}
+	if t.NumGPUs() < cfg.GPUs() {
+		return nil, BadInputf("-n %s: %d GPUs, the workload has %d", path, t.NumGPUs(), cfg.GPUs())
+	}
+	if t.GPUsPerServer != cfg.GPUsPerNode {
+		return nil, BadInputf("-n %s: %d GPUs per server, the workload's plans assume %d", path, t.GPUsPerServer, cfg.GPUsPerNode)
+	}
+	return t, nil
 }
 
 // RunMoE simulates every layer's DeepEP or FAST plan as a flow DAG (moe.Plan.DAG) on the fabric

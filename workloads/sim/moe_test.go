@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"simd/configs"
+	"simd/topo"
+	"simd/workloads/moe"
+)
+
+// An event run's summary is the seed's, titled event mode, then a stopped run's note and the
+// run's counts.
+func TestMoEResultWriteText(t *testing.T) {
+	m := moe.Metrics{TotalLatencyS: 0.5, AvgLayerLatencyMs: 250, InterNodeTrafficGB: 1.5, AlgoBWGBps: 3, LayerLatencyS: []float64{0.25, 0.25}}
+	var metrics strings.Builder
+	if err := m.WriteText(&metrics, moe.FAST, 0); err != nil || !strings.Contains(metrics.String(), "\nFAST Final Results (event mode)\n") {
+		t.Fatalf("the metrics' own summary: %v\n%s", err, metrics.String())
+	}
+	for _, c := range []struct {
+		r    MoEResult
+		want string
+	}{
+		{MoEResult{Metrics: m, Flows: 12, Events: 345, Wall: 1500 * time.Millisecond}, "  simulated 12 flows, 345 events in 1.50 s\n"},
+		{MoEResult{Metrics: m, Flows: 12, Events: 300, Wall: 20 * time.Millisecond, Stopped: EventLimitError{300}, Note: "1 of 2 layers finished"},
+			"  incomplete: 1 of 2 layers finished\n  simulated 12 flows, 300 events in 0.02 s\n"},
+	} {
+		var b strings.Builder
+		if err := c.r.WriteText(&b, moe.FAST); err != nil {
+			t.Fatal(err)
+		}
+		if want := metrics.String() + c.want; b.String() != want {
+			t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+		}
+	}
+}
+
+// An MoE run's fabric is -n's file or the default one, and must fit the workload's GPUs.
+func TestMoETopology(t *testing.T) {
+	dir := t.TempDir()
+	fabric := func(gpus, gps int) string {
+		tp, err := topo.DefaultFabric(gpus, gps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := tp.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		return writeTestFile(t, dir, fmt.Sprintf("fabric-%d-%d", gpus, gps), b.String())
+	}
+	cfg := &moe.Config{Nodes: 2, GPUsPerNode: 4}
+	missing, junk := filepath.Join(dir, "missing"), writeTestFile(t, dir, "junk", "junk\n")
+	small, wide, big := fabric(4, 4), fabric(8, 8), fabric(16, 4)
+	for _, c := range []struct {
+		path string
+		gpus int    // of the fabric, when it is accepted
+		want string // the error
+	}{
+		{"", 8, ""},
+		{big, 16, ""},
+		{missing, 0, "-n: open " + missing + ": no such file or directory"},
+		{junk, 0, junk + ":1: header node_num:"},
+		{small, 0, "-n " + small + ": 4 GPUs, the workload has 8"},
+		{wide, 0, "-n " + wide + ": 8 GPUs per server, the workload's plans assume 4"},
+	} {
+		tp, err := MoETopology(c.path, cfg)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.path, err)
+		case c.want == "" && (tp.NumGPUs() != c.gpus || tp.GPUsPerServer != 4):
+			t.Errorf("%q: %d GPUs, %d per server", c.path, tp.NumGPUs(), tp.GPUsPerServer)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want) || !IsInputError(err)):
+			t.Errorf("%q: error %v, want an input error starting %q", c.path, err, c.want)
+		}
+	}
+}
+
+// simd moe run -o writes fct.txt alone, whatever SimAI.conf switches on or off.
+func TestNewFCTFiles(t *testing.T) {
+	shipped, err := configs.ShippedSimAIConf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, _, err := configs.ParseSimAIConf(strings.NewReader("CC_MODE 0\n"), "SimAI.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, conf := range []configs.SimAIConf{shipped, bare} {
+		fs := NewFCTFiles(t.TempDir(), &conf, "")
+		for _, key := range streamedKeys {
+			if fs.on[key] != (key == "FCT_OUTPUT_FILE") {
+				t.Errorf("%s is %v", key, fs.on[key])
+			}
+		}
+	}
+}
+
+func writeTestFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
