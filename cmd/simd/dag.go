@@ -58,9 +58,6 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	return fs
 }
 
-// parseBytes reads a byte count flag such as -max-memory 16GiB, for flags.go's bytesFlag.
-var parseBytes = units.ParseBytes
-
 func runDAG(args []string, stdout, stderr io.Writer) int {
 	var o dagOptions
 	fs := dagFlagSet(&o)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"simd/ccl/nccl"
+	"simd/configs/units"
 	"simd/workloads/moe"
 )
 
@@ -75,7 +76,7 @@ type bytesFlag int64
 
 func (f *bytesFlag) String() string { return strconv.FormatInt(int64(*f), 10) }
 func (f *bytesFlag) Set(s string) error {
-	v, err := parseBytes(s)
+	v, err := units.ParseBytes(s)
 	if err != nil {
 		return err
 	}
