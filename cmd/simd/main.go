@@ -5,8 +5,10 @@
 // It also accepts SimAI_analytical's flags with the same meaning (-g, -g_p_s, -nv, -nic, -n_p_s,
 // -nic_t, -g_type, -dp_o, -ep_o, -tp_o, -pp_o, -r, -r_f, -v). simd -h lists every flag.
 //
-// This package only wires things together: parsing the command line, loading the inputs
-// through their packages, running the engine, writing the outputs. It holds no simulation logic.
+// This package is a thin shell over workloads/sim, which runs a simulation: it parses the
+// command line, reads the inputs through their packages, settles the cluster from the flags,
+// attaches the output files and the progress report to the run, prints the summary and turns
+// errors into exit statuses. It holds no simulation logic.
 //
 // default.pgo is a CPU profile the go tool uses for profile-guided optimisation of every build
 // of simd (inlining and layout of the event loop's hot path): the 1,024-GPU ring all-reduce and
