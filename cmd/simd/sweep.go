@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"simd/cmd/simd/plots"
-	"simd/configs"
 	"simd/workloads/sim"
 	"simd/workloads/sweep"
 )
@@ -182,36 +181,18 @@ func (c *sweepCommand) plan(getenv func(string) string) (*sweepPlan, error) {
 	} else if p.shard, err = sweep.ShardFromEnv(getenv, c.shards); err != nil {
 		return nil, badInput(err)
 	}
-	specErr := func(line int, field, format string, args ...any) error {
-		return badInput(&sweep.Error{File: spec.Name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
-	}
-	for i, w := range spec.Workloads {
-		if strings.HasPrefix(w, "example:") {
-			if _, ok := configs.ExampleWorkload(strings.TrimPrefix(w, "example:")); !ok {
-				return nil, specErr(spec.WorkLines[i], fmt.Sprintf("workloads[%d]", i), "%q: no such example (%s)", w, strings.Join(configs.ExampleWorkloadNames(), ", "))
-			}
-		} else if _, err := os.Stat(spec.Resolve(w)); err != nil {
-			return nil, specErr(spec.WorkLines[i], fmt.Sprintf("workloads[%d]", i), "%v", err)
+	checkTopo := func(args []string) error {
+		_, err := parseTopoFlags(args)
+		if err != nil {
+			return errors.New(strings.TrimSuffix(err.Error(), " (simd topo -h lists the flags)"))
 		}
+		return nil
 	}
-	for i, t := range spec.Topologies {
-		field := fmt.Sprintf("topologies[%d]", i)
-		if t.File != "" {
-			if _, err := os.Stat(spec.Resolve(t.File)); err != nil {
-				return nil, specErr(t.Line, field+".file", "%v", err)
-			}
-		} else if t.Generated() {
-			if _, err := parseTopoFlags(t.GeneratorArgs()); err != nil {
-				return nil, specErr(t.Line, field, "%s", strings.TrimSuffix(err.Error(), " (simd topo -h lists the flags)"))
-			}
-		}
+	if err := spec.CheckInputs(checkTopo); err != nil {
+		return nil, badInput(err)
 	}
-	if spec.Conf != "" {
-		if p.baseConf, err = os.ReadFile(spec.Resolve(spec.Conf)); err != nil {
-			return nil, badInputf("%s: conf: %v", spec.Name, err)
-		}
-	} else {
-		p.baseConf = configs.ShippedSimAIConfText()
+	if p.baseConf, err = spec.BaseConf(); err != nil {
+		return nil, badInput(err)
 	}
 	return p, nil
 }

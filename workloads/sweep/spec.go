@@ -1,8 +1,8 @@
 // Package sweep describes parameter sweeps of simd: a spec (workloads × topologies × SimAI.conf
 // overrides × modes) read from a small YAML file, its expansion into numbered runs, the split of
 // the runs into shards, the manifest each run leaves in its folder, and the merge of manifests
-// into one table. It knows runs and their parameters, not links; running them is the command
-// line's job.
+// into one table. It knows runs and their parameters, not links: Executor runs a shard's runs,
+// each through the Point its caller gives (simd sweep's runs one grid point in-process).
 package sweep
 
 import (
