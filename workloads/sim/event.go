@@ -73,12 +73,31 @@ type Attachments struct {
 	Watch func(Status)
 }
 
-// open calls Open, if any.
-func (a *Attachments) open() (ccfluid.PFCObserver, error) {
-	if a.Open == nil {
-		return nil, nil
+// simulator builds a run's scheduler and the simulator SimAI.conf conf asks for over fab (see
+// newSimulator), with the attachments: Open first (its PFC observer is used when pfc is true),
+// then Attach.
+func (a *Attachments) simulator(conf *configs.SimAIConf, confPath string, fab *netmodel.Fabric, tally bool, opt EventOptions, pfc bool) (*engine.Scheduler, *netmodel.Simulator, error) {
+	var obs ccfluid.PFCObserver
+	if a.Open != nil {
+		o, err := a.Open()
+		if err != nil {
+			return nil, nil, err
+		}
+		if pfc {
+			obs = o
+		}
 	}
-	return a.Open()
+	sched := engine.NewScheduler()
+	sim, err := newSimulator(conf, confPath, sched, fab, tally, opt.Seed, opt.AtArrival, obs)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.Attach != nil {
+		if err := a.Attach(sim); err != nil {
+			return nil, nil, err
+		}
+	}
+	return sched, sim, nil
 }
 
 // Result is what an event run produced.
@@ -143,12 +162,7 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 		return nil, err
 	}
 	s.log.Debug("memory estimate", zap.Int64("bytes", est.Bytes), zap.String("largest", est.What))
-	pfc, err := att.open()
-	if err != nil {
-		return nil, err
-	}
-	sched := engine.NewScheduler()
-	sim, err := newSimulator(&s.in.Conf, s.in.ConfPath, sched, fab, tally, opt.Seed, opt.AtArrival, pfc)
+	sched, sim, err := att.simulator(&s.in.Conf, s.in.ConfPath, fab, tally, opt, true)
 	if err != nil {
 		return nil, err
 	}
@@ -159,11 +173,6 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 	}
 	if tally {
 		sim.ObserveBottlenecks(bottleneckTally{net})
-	}
-	if att.Attach != nil {
-		if err := att.Attach(sim); err != nil {
-			return nil, err
-		}
 	}
 	began := time.Now()
 	runner := workloads.NewRunner(s.in.Workload, s.layout, sched, net)

@@ -46,19 +46,9 @@ func RunFlows(ctx context.Context, in FlowInputs, opt EventOptions, att Attachme
 		return nil, BadInputf("%s: %v", in.TopologyName, err)
 	}
 	log := orNop(in.Log)
-	pfc, err := att.open()
+	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, true)
 	if err != nil {
 		return nil, err
-	}
-	sched := engine.NewScheduler()
-	sim, err := newSimulator(&in.Conf, in.ConfPath, sched, fab, false, opt.Seed, opt.AtArrival, pfc)
-	if err != nil {
-		return nil, err
-	}
-	if att.Attach != nil {
-		if err := att.Attach(sim); err != nil {
-			return nil, err
-		}
 	}
 	var last engine.Time
 	var arrived int

@@ -103,18 +103,9 @@ func RunMoE(ctx context.Context, in MoEInputs, opt EventOptions, att Attachments
 	if err != nil {
 		return nil, BadInputf("-n %s: %v", in.TopologyName, err)
 	}
-	if _, err := att.open(); err != nil {
-		return nil, err
-	}
-	sched := engine.NewScheduler()
-	sim, err := newSimulator(&in.Conf, in.ConfPath, sched, fab, false, opt.Seed, opt.AtArrival, nil)
+	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, false)
 	if err != nil {
 		return nil, err
-	}
-	if att.Attach != nil {
-		if err := att.Attach(sim); err != nil {
-			return nil, err
-		}
 	}
 	var layerS []float64
 	var interKB float64
