@@ -650,6 +650,20 @@ func (r *Router) NextHops(buf []int32, x, dst int32) ([]int32, error) {
 // FlowKey(NodeIP(src), NodeIP(dst), sport, dport). Routing a flow again with a buffer of enough
 // capacity allocates nothing (once the distance tables it needs exist; see Warm).
 func (r *Router) Route(buf []int32, src, dst int32, sport, dport uint16) ([]int32, error) {
+	return r.route(buf, src, dst, sport, dport, sport, 0)
+}
+
+// RouteQP is Route for the QP of a connection that is shift places after the connection's
+// first QP, whose source port is first: the source takes the interface Route would give the
+// first QP moved on by shift places (mod the number of its equal-cost interfaces), so that
+// the QPs of a connection take the NIC's ports in turn, as a RoCE LAG NIC gives its QPs their
+// transmit port (round robin); every switch on the way hashes the QP's own ports as in Route.
+// RouteQP(buf, src, dst, sport, dport, sport, 0) is Route(buf, src, dst, sport, dport).
+func (r *Router) RouteQP(buf []int32, src, dst int32, sport, dport, first uint16, shift int) ([]int32, error) {
+	return r.route(buf, src, dst, sport, dport, first, shift)
+}
+
+func (r *Router) route(buf []int32, src, dst int32, sport, dport, first uint16, shift int) ([]int32, error) {
 	buf = buf[:0]
 	d, err := r.prepare(src, dst)
 	if err != nil {
@@ -662,6 +676,23 @@ func (r *Router) Route(buf []int32, src, dst int32, sport, dport uint16) ([]int3
 		c := r.appendUpLinks(r.cand[:0], src, dst)
 		r.cand = c
 		return append(buf, c[simaiIndex(Hash(key, seed), uint32(len(c)))]), nil
+	}
+	if shift != 0 {
+		// The source's interface, taken in turn from the first QP's.
+		c := r.candidates(x, dst, d)
+		if len(c) == 0 {
+			return buf, fmt.Errorf("route: internal error: no next hop at node %d toward %d", x, dst)
+		}
+		n := uint32(len(c))
+		i := (simaiIndex(Hash(FlowKey(NodeIP(src), NodeIP(dst), first, dport), NICSeed), n) + uint32(shift%int(n))) % n
+		l := c[i]
+		buf = append(buf, l)
+		x = g.ends[l]
+		if x == dst {
+			return buf, nil
+		}
+		d--
+		seed = uint32(x)
 	}
 	for {
 		l := r.pick(x, dst, d, Hash(key, seed))

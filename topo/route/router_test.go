@@ -208,6 +208,56 @@ func TestDualToRNICChoice(t *testing.T) {
 	}
 }
 
+// RouteQP gives the QPs of a connection the NIC's interfaces in turn from the one the hash gives
+// the first QP, and hashes every later hop with the QP's own ports, as Route does.
+func TestRouteQP(t *testing.T) {
+	tp := testdata(t, "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100")
+	r := mustRouter(t, tp)
+	first, err := r.NextHops(nil, 0, 9)
+	if err != nil || len(first) != 2 {
+		t.Fatalf("NextHops(0,9) = %v, %v", first, err)
+	}
+	index := func(l int32) int { return slices.Index(first, l) }
+	for base := uint16(10000); base < 10100; base++ {
+		plain, err := r.Route(nil, 0, 9, base, DefaultDport)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for shift := range 4 {
+			sport := base + uint16(shift)
+			got, err := r.RouteQP(nil, 0, 9, sport, DefaultDport, base, shift)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (index(plain[0]) + shift) % 2; index(got[0]) != want {
+				t.Fatalf("QP %d after sport %d leaves by interface %d, want %d", shift, base, index(got[0]), want)
+			}
+			own, err := r.Route(nil, 0, 9, sport, DefaultDport)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shift == 0 && !slices.Equal(got, own) {
+				t.Fatalf("RouteQP with shift 0 = %v, Route = %v", got, own)
+			}
+			// Beyond the first hop, the QP's own hash: the route Route gives when its first hop
+			// is the same.
+			if got[0] == own[0] && !slices.Equal(got, own) {
+				t.Fatalf("sport %d: RouteQP %v, Route %v", sport, got, own)
+			}
+			g, at := r.Graph(), int32(0)
+			for _, l := range got {
+				if g.From(l) != at {
+					t.Fatalf("RouteQP gave %v: link %d does not start at node %d", got, l, at)
+				}
+				at = g.To(l)
+			}
+			if at != 9 || len(got) != len(plain) {
+				t.Fatalf("RouteQP gave %v, which is not a shortest route to 9 (%v)", got, plain)
+			}
+		}
+	}
+}
+
 func TestHandDrawn(t *testing.T) {
 	// Four small topologies drawn by hand, with the expected route sets.
 	tests := []struct {
