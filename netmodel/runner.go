@@ -115,6 +115,39 @@ type Simulator struct {
 	// failed holds the links taken down so far (LinkDown), moved the flows to reroute.
 	failed []failedLink
 	moved  []fluid.FlowID
+
+	// qpsPerConn is the number of QPs a flow between servers is split into (SetQPsPerConnection);
+	// parts holds, per split flow in flight (by tag), its QPs still to finish and the latest
+	// done time among those finished.
+	qpsPerConn int
+	parts      map[int64]splitFlow
+}
+
+// splitFlow is a flow split over several QPs, in flight.
+type splitFlow struct {
+	left int32
+	at   engine.Time
+}
+
+// SetQPsPerConnection splits every flow of a collective between two servers into n QPs, as
+// NCCL does with NCCL_IB_QPS_PER_CONNECTION=n and NCCL_IB_SPLIT_DATA_ON_QPS=1: QP k of a flow
+// carries bytes/n (the first bytes mod n QPs one byte more; never a QP without bytes), has its
+// own source port (the pair's next ones) and so its own ECMP hash at every switch, and leaves
+// the sending NIC on its port k places after the first QP's (route.Router.RouteQP), so that
+// the QPs of a flow take a multi-port NIC's ports in turn. The flow is done, and its children
+// released, when its last QP is done; each QP is reported to observers as a flow of its own
+// (one fct.txt line per QP, as ns-3 logs QPs). Flows inside a server (NVLink) and raw flows
+// are not split. n = 1, the default, is SimAI's: one QP per flow. It must be called before the
+// first flow starts.
+func (m *Simulator) SetQPsPerConnection(n int) error {
+	if n < 1 {
+		return fmt.Errorf("QPs per connection %d: at least 1", n)
+	}
+	if m.flows > 0 {
+		return errors.New("SetQPsPerConnection must come before the first flow starts")
+	}
+	m.qpsPerConn = n
+	return nil
 }
 
 // failedLink is a link LinkDown took down, and when.
@@ -227,6 +260,8 @@ type inflightFlow struct {
 	start, sent  engine.Time
 	src, dst     int32
 	sport, dport uint16
+	first        uint16 // with shift, how the flow leaves its NIC (startPath)
+	shift        int32
 }
 
 type dagRun struct {
@@ -434,7 +469,7 @@ func (m *Simulator) server(c *ccl.Collective, endpoint int32) int {
 func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 	if RunID(ev.Target) == rawRun {
 		rf := m.raw[ev.Arg]
-		if err := m.startPath(m.pairs.get(rf.Src, rf.Dst), rf.Src, rf.Dst, rf.Sport, rf.DPort, rf.Bytes, int64(rawRun)<<32|ev.Arg); err != nil && m.err == nil {
+		if err := m.startPath(m.pairs.get(rf.Src, rf.Dst), rf.Src, rf.Dst, rf.Sport, rf.DPort, 0, 0, rf.Bytes, int64(rawRun)<<32|ev.Arg); err != nil && m.err == nil {
 			m.fail(fmt.Sprintf("flow %d (node %d → %d)", ev.Arg, rf.Src, rf.Dst), err)
 		}
 		return
@@ -452,15 +487,52 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		dst, err = m.fab.Node(rel.dst)
 		if err == nil {
 			ps := m.pairs.get(src, dst)
-			sport := route.QPSport(int(ps.qps))
-			ps.qps++
-			err = m.startPath(ps, src, dst, sport, DPort, rel.bytes, int64(rel.run)<<32|int64(rel.id))
+			tag := int64(rel.run)<<32 | int64(rel.id)
+			if m.qpsPerConn > 1 && rel.bytes > 1 && m.acrossServers(rel) {
+				err = m.startSplit(ps, src, dst, rel.bytes, tag)
+			} else {
+				sport := route.QPSport(int(ps.qps))
+				ps.qps++
+				err = m.startPath(ps, src, dst, sport, DPort, 0, 0, rel.bytes, tag)
+			}
 		}
 	}
 	if err != nil && m.err == nil {
 		kind := m.runs[rel.run].dag.Flow(rel.id).Kind
 		m.fail(fmt.Sprintf("flow %d (%s, %d → %d)", rel.id, kind, rel.src, rel.dst), err)
 	}
+}
+
+// acrossServers reports whether a released flow goes from one server to another.
+func (m *Simulator) acrossServers(rel releasedFlow) bool {
+	c := m.runs[rel.run].coll
+	return m.server(c, rel.src) != m.server(c, rel.dst)
+}
+
+// startSplit starts a flow of a collective as QPs (SetQPsPerConnection).
+func (m *Simulator) startSplit(ps *pairState, src, dst int32, bytes int64, tag int64) error {
+	n := int64(m.qpsPerConn)
+	if bytes < n {
+		n = bytes
+	}
+	if m.parts == nil {
+		m.parts = map[int64]splitFlow{}
+	}
+	m.parts[tag] = splitFlow{left: int32(n)}
+	first := route.QPSport(int(ps.qps))
+	for k := range n {
+		sport := route.QPSport(int(ps.qps))
+		ps.qps++
+		b := bytes / n
+		if k < bytes%n {
+			b++
+		}
+		if err := m.startPath(ps, src, dst, sport, DPort, first, int(k), b, tag); err != nil {
+			return err
+		}
+	}
+	m.flows -= uint64(n - 1) // one flow of the collective
+	return nil
 }
 
 // fail stops the run with the error of flow (described as errors name flows): a LinkDownError
@@ -482,8 +554,12 @@ func (m *Simulator) fail(flow string, err error) {
 // The ideal model is given the time from the last byte leaving the sender to the flow being
 // done; the congestion-controlled model follows the last packet and the ACK through its queues
 // itself.
-func (m *Simulator) startPath(ps *pairState, src, dst int32, sport, dport uint16, bytes int64, tag int64) error {
-	path, delay, err := m.route(ps, src, dst, sport, dport)
+//
+// first and shift place a flow that is the QP shift places after its connection's first QP,
+// whose source port is first, on the sending NIC's ports (route.Router.RouteQP); shift 0 routes
+// as Router.Route.
+func (m *Simulator) startPath(ps *pairState, src, dst int32, sport, dport, first uint16, shift int, bytes int64, tag int64) error {
+	path, delay, err := m.route(ps, src, dst, sport, dport, first, shift)
 	if err != nil {
 		return err
 	}
@@ -503,7 +579,7 @@ func (m *Simulator) startPath(ps *pairState, src, dst int32, sport, dport uint16
 		for int(nf) >= len(m.inflight) {
 			m.inflight = append(m.inflight, inflightFlow{})
 		}
-		m.inflight[nf] = inflightFlow{start: m.s.Now(), src: src, dst: dst, sport: sport, dport: dport}
+		m.inflight[nf] = inflightFlow{start: m.s.Now(), src: src, dst: dst, sport: sport, dport: dport, first: first, shift: int32(shift)}
 	}
 	m.flows++
 	return nil
@@ -559,12 +635,19 @@ func (m *Simulator) ackRoute(ps *pairState, src, dst int32, sport, dport uint16)
 }
 
 // route is the path and propagation delay of a flow: cached for pairs with a single path,
-// routed hop by hop with the flow's ports into pathBuf otherwise.
-func (m *Simulator) route(ps *pairState, src, dst int32, sport, dport uint16) ([]int32, engine.Time, error) {
+// routed hop by hop with the flow's ports into pathBuf otherwise (shift > 0: as the QP shift
+// places after the one with source port first, route.Router.RouteQP).
+func (m *Simulator) route(ps *pairState, src, dst int32, sport, dport, first uint16, shift int) ([]int32, engine.Time, error) {
 	if ps.known && ps.n >= 0 {
 		return m.pathArena[ps.off : ps.off+ps.n], ps.delay, nil
 	}
-	path, err := m.fab.Router.Route(m.pathBuf, src, dst, sport, dport)
+	var path []int32
+	var err error
+	if shift > 0 {
+		path, err = m.fab.Router.RouteQP(m.pathBuf, src, dst, sport, dport, first, shift)
+	} else {
+		path, err = m.fab.Router.Route(m.pathBuf, src, dst, sport, dport)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -591,7 +674,6 @@ func (m *Simulator) FlowSent(f fluid.FlowID, now engine.Time) {
 // parents have now all arrived. The network reports an arrival when the flow is sent, with the
 // arrival time as now; everything that follows is scheduled from that time.
 func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
-	m.arrived++
 	tag := m.net.Tag(nf)
 	id, f := RunID(tag>>32), ccl.FlowID(uint32(tag))
 	if len(m.obs) > 0 {
@@ -606,6 +688,18 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 			o.FlowDone(rec)
 		}
 	}
+	if id != rawRun && m.parts != nil {
+		if p, ok := m.parts[tag]; ok {
+			p.at = max(p.at, now)
+			if p.left--; p.left > 0 {
+				m.parts[tag] = p
+				return
+			}
+			delete(m.parts, tag)
+			now = p.at
+		}
+	}
+	m.arrived++
 	if id == rawRun {
 		return
 	}
@@ -728,7 +822,7 @@ func (m *Simulator) linkDown(a, b int32) {
 	for _, f := range ids {
 		in := &m.inflight[f]
 		ps := m.pairs.get(in.src, in.dst)
-		path, delay, err := m.route(ps, in.src, in.dst, in.sport, in.dport)
+		path, delay, err := m.route(ps, in.src, in.dst, in.sport, in.dport, in.first, int(in.shift))
 		var ack []int32
 		if err == nil && m.needAcks() {
 			ack, err = m.ackRoute(ps, in.src, in.dst, in.sport, in.dport)
