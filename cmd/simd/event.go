@@ -36,6 +36,9 @@ func eventOptions(o *options) (sim.EventOptions, error) {
 	if opt.AtArrival, err = completionAtArrival(o.completion); err != nil {
 		return opt, err
 	}
+	if opt.QPsPerConnection, err = qpsPerConnection(o.qpsPerConn); err != nil {
+		return opt, err
+	}
 	switch o.epDispatch {
 	case "nccl":
 	case "deepep", "fast":
@@ -60,6 +63,34 @@ func sendLatency(ns int64) (engine.Time, error) {
 		return engine.Time(us) * engine.Microsecond, nil
 	}
 	return -1, nil
+}
+
+// maxQPsPerConn is NCCL's bound on NCCL_IB_QPS_PER_CONNECTION (NCCL_IB_MAX_QPS).
+const maxQPsPerConn = 128
+
+// parseQPs reads a QP count as NCCL reads its integer variables (strtoll with base 0: 4, 0x4
+// and 04 are 4), within NCCL's bounds.
+func parseQPs(v string) (int, error) {
+	k, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+	if err != nil || k < 1 || k > maxQPsPerConn {
+		return 0, fmt.Errorf("expected a whole number of QPs from 1 to %d", maxQPsPerConn)
+	}
+	return int(k), nil
+}
+
+// qpsPerConnection is -qps-per-conn (0: not given), else NCCL_IB_QPS_PER_CONNECTION, else 1.
+func qpsPerConnection(flag int) (int, error) {
+	if flag > 0 {
+		return flag, nil
+	}
+	if v, ok := os.LookupEnv("NCCL_IB_QPS_PER_CONNECTION"); ok {
+		k, err := parseQPs(v)
+		if err != nil {
+			return 0, badInputf("NCCL_IB_QPS_PER_CONNECTION=%q: %v", v, err)
+		}
+		return k, nil
+	}
+	return 1, nil
 }
 
 // completionAtArrival reads -completion: SimAI's "ack" (the default) or "arrival".

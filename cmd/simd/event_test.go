@@ -544,3 +544,60 @@ func TestFlowFileSourcePorts(t *testing.T) {
 		}
 	}
 }
+
+// -qps-per-conn splits flows between servers into QPs; NCCL_IB_QPS_PER_CONNECTION does the same
+// when the flag is not given, read as NCCL reads it (base prefixes allowed, 1 to 128). On a
+// DCN+ dual-ToR fabric (two 200 Gbps ports per GPU) a 256 MiB all-reduce over the 16 GPUs is
+// faster with 2 QPs than with SimAI's one, and the flag and the variable give the same files.
+func TestQPsPerConnection(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, dir, "topo", "-topo", "DCN+", "--dt", "-g", "16", "-o", "."); code != 0 {
+		t.Fatal(errOut)
+	}
+	topoFile := "DCN+DualToR_16g_8gps_200Gbps_H100"
+	writeFile(t, dir, "ar.txt", "MICRO\n1\nar\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t268435456\t1\n")
+	conf := readFile(t, filepath.Join("..", "..", "configs", "data", "SimAI.conf"))
+	writeFile(t, dir, "cc0.conf", regexp.MustCompile(`(?m)^CC_MODE .*$`).ReplaceAllString(conf, "CC_MODE 0"))
+	iteration := func(out string, args ...string) (float64, string) {
+		t.Helper()
+		code, stdout, errOut := runCLI(t, dir, append([]string{"-w", "ar.txt", "-n", topoFile, "-c", "cc0.conf", "-quiet", "-o", out}, args...)...)
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		m := regexp.MustCompile(`iteration: ([0-9]+) us`).FindStringSubmatch(stdout)
+		if m == nil {
+			t.Fatalf("no iteration time in\n%s", stdout)
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v, readFile(t, filepath.Join(dir, out, "fct.txt"))
+	}
+	one, fct1 := iteration("q1")
+	flag1, _ := iteration("q1f", "-qps-per-conn", "1")
+	two, fct2 := iteration("q2", "-qps-per-conn", "2")
+	t.Setenv("NCCL_IB_QPS_PER_CONNECTION", "0x2")
+	env, fctEnv := iteration("q2env")
+	if flag1 != one {
+		t.Errorf("-qps-per-conn 1: %v µs, default %v µs", flag1, one)
+	}
+	if !(two < 0.85*one) {
+		t.Errorf("2 QPs: %v µs, 1 QP: %v µs; want 2 QPs faster by the second port", two, one)
+	}
+	if env != two || fctEnv != fct2 {
+		t.Errorf("NCCL_IB_QPS_PER_CONNECTION=0x2 gives %v µs, -qps-per-conn 2 %v µs", env, two)
+	}
+	if n1, n2 := strings.Count(fct1, "\n"), strings.Count(fct2, "\n"); n2 <= n1 {
+		t.Errorf("fct.txt has %d lines with 2 QPs and %d with 1: want a line per QP", n2, n1)
+	}
+	for _, bad := range []struct{ env, flag string }{{"two", ""}, {"0", ""}, {"129", ""}, {"", "0"}, {"", "x"}} {
+		args := []string{"-w", "ar.txt", "-n", topoFile, "-c", "cc0.conf", "-quiet", "-o", "bad"}
+		want := "NCCL_IB_QPS_PER_CONNECTION"
+		if bad.flag != "" {
+			args = append(args, "-qps-per-conn", bad.flag)
+			want = "-qps-per-conn"
+		}
+		t.Setenv("NCCL_IB_QPS_PER_CONNECTION", bad.env)
+		if code, _, errOut := runCLI(t, dir, args...); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%+v: exit %d, %s", bad, code, errOut)
+		}
+	}
+}

@@ -46,6 +46,7 @@ type options struct {
 	moeModel      moe.DispatchModel
 	threads       int
 	completion    string
+	qpsPerConn    int // 0: not given (NCCL_IB_QPS_PER_CONNECTION, else 1)
 	// Limits (guard.go, memory.go).
 	limits
 	maxMemory bytesFlag
@@ -208,6 +209,14 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 					})
 				}},
 			{[]string{"completion"}, "RULE", "when a flow is done, and its receiver may go on: ack (SimAI's ns-3: the sender has the ACK of its last packet, and the receiving rank is told then) or arrival (its last byte reaches the receiver)", "ack", str(&o.completion)},
+			{[]string{"qps-per-conn"}, "N", "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", "NCCL_IB_QPS_PER_CONNECTION, else 1",
+				func(n, u string) {
+					fs.Func(n, u, func(v string) error {
+						k, err := parseQPs(v)
+						o.qpsPerConn = k
+						return err
+					})
+				}},
 			{[]string{"seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&o.seed, n, 1, u) }},
 		}},
 		{"Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", []flagSpec{

@@ -92,6 +92,11 @@ func (a *Attachments) simulator(conf *configs.SimAIConf, confPath string, fab *n
 	if err != nil {
 		return nil, nil, err
 	}
+	if opt.QPsPerConnection > 1 {
+		if err := sim.SetQPsPerConnection(opt.QPsPerConnection); err != nil {
+			return nil, nil, BadInput(err)
+		}
+	}
 	if a.Attach != nil {
 		if err := a.Attach(sim); err != nil {
 			return nil, nil, err

@@ -73,6 +73,10 @@ type EventOptions struct {
 	// MaxMemory refuses a run whose estimated peak memory is above it; 0: the memory the
 	// machine has available.
 	MaxMemory int64
+	// QPsPerConnection splits each flow between two servers into that many QPs, hashed
+	// independently onto the fabric and taking the NIC's ports in turn
+	// (netmodel.Simulator.SetQPsPerConnection); 0 or 1: one QP per flow, SimAI's behaviour.
+	QPsPerConnection int
 }
 
 // orNop is log, or a logger that drops everything.
