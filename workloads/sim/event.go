@@ -159,7 +159,7 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 		return nil, BadInputf("-algo-policy: %v", err)
 	}
 	ccOn := netmodel.CCOn(&s.in.Conf) // errors are reported by newSimulator
-	est, err := s.estimateMemory(sel, cl.Topology.NumLinks(), fab.TotalGPUs(), ccOn, opt.Chunks)
+	est, err := s.estimateMemory(sel, cl.Topology.NumLinks(), fab.TotalGPUs(), ccOn, opt.Chunks, opt.QPsPerConnection)
 	if err != nil {
 		return nil, BadInput(err)
 	}

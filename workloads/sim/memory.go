@@ -53,11 +53,15 @@ type memoryEstimate struct {
 // estimateMemory estimates the peak memory of running w on the fabric: every distinct
 // collective's plans stay generated for the run (they are shared by every collective like
 // them), and the largest collective's flows in flight at once.
-func (s *Simulation) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bool, chunks int) (memoryEstimate, error) {
+//
+// With qps QPs per connection every flow in flight may be that many flows of the network (flows
+// inside a server are not split, so this bounds the cost from above).
+func (s *Simulation) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc bool, chunks, qps int) (memoryEstimate, error) {
 	perFlow := int64(bytesPerFlowMaxMin)
 	if cc {
 		perFlow = bytesPerFlowCC
 	}
+	perFlow *= int64(max(qps, 1))
 	type key struct {
 		op    ccl.Op
 		group ccl.GroupKind

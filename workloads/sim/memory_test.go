@@ -16,7 +16,7 @@ func TestEstimateMemoryParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	const links, n = 1000, 64
-	est, err := s.estimateMemory(sel, links, n, false, 0)
+	est, err := s.estimateMemory(sel, links, n, false, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,8 +24,12 @@ func TestEstimateMemoryParts(t *testing.T) {
 	if est.Bytes != want {
 		t.Errorf("estimate %d B, want %d", est.Bytes, want)
 	}
-	if cc, _ := s.estimateMemory(sel, links, n, true, 0); cc.Bytes-est.Bytes != n*(n-1)*(bytesPerFlowCC-bytesPerFlowMaxMin) {
+	if cc, _ := s.estimateMemory(sel, links, n, true, 0, 1); cc.Bytes-est.Bytes != n*(n-1)*(bytesPerFlowCC-bytesPerFlowMaxMin) {
 		t.Errorf("congestion control adds %d B", cc.Bytes-est.Bytes)
+	}
+	// With 4 QPs per connection every flow in flight may be 4 flows of the network.
+	if q, _ := s.estimateMemory(sel, links, n, false, 0, 4); q.Bytes-est.Bytes != n*(n-1)*3*bytesPerFlowMaxMin {
+		t.Errorf("4 QPs per connection add %d B", q.Bytes-est.Bytes)
 	}
 }
 
