@@ -17,6 +17,18 @@ type Layout struct {
 	GPUs          int
 	GPUsPerServer int
 	TP, PP, EP    int
+	// Placement maps the job's ranks to the cluster's GPUs when the job runs on some of them
+	// (one job of several sharing a fabric): rank r runs on GPU Placement[r], whose server is
+	// Placement[r]/GPUsPerServer. nil: rank r is GPU r.
+	Placement []int32
+}
+
+// GPU is the cluster GPU rank r runs on (see Placement).
+func (l Layout) GPU(r int) int32 {
+	if l.Placement == nil {
+		return int32(r)
+	}
+	return l.Placement[r]
 }
 
 // DP is the data-parallel group size, GPUs/(TP·PP).
@@ -40,6 +52,17 @@ func (l Layout) Validate() error {
 		return fmt.Errorf("GPU count %d is not divisible by TP×PP = %d×%d", l.GPUs, l.TP, l.PP)
 	case l.DP()%l.EP != 0:
 		return fmt.Errorf("DP size %d (= %d GPUs / (TP %d × PP %d)) is not divisible by EP %d", l.DP(), l.GPUs, l.TP, l.PP, l.EP)
+	case l.Placement != nil && len(l.Placement) != l.GPUs:
+		return fmt.Errorf("placement of %d GPUs for a job of %d", len(l.Placement), l.GPUs)
+	}
+	if l.Placement != nil {
+		seen := make(map[int32]bool, len(l.Placement))
+		for r, g := range l.Placement {
+			if g < 0 || seen[g] {
+				return fmt.Errorf("placement: rank %d on GPU %d, which is negative or another rank's", r, g)
+			}
+			seen[g] = true
+		}
 	}
 	return nil
 }
@@ -63,7 +86,8 @@ func (l Layout) GroupSize(kind GroupKind) int {
 
 // Groups lists every group of the given kind as ascending rank lists, in a fixed order (by
 // pipeline stage, then by SimAI's construction order). A dimension of size 1 has no groups,
-// as in SimAI. The layout must be valid.
+// as in SimAI. The layout must be valid. The ranks are the job's; GPU maps them to the
+// cluster's GPUs.
 func (l Layout) Groups(kind GroupKind) [][]int {
 	if l.GroupSize(kind) <= 1 || kind == GroupNone {
 		return nil

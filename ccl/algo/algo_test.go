@@ -1,6 +1,7 @@
 package algo
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,6 +223,34 @@ func TestPlan(t *testing.T) {
 			if err := ccl.Check(p.DAG); err != nil {
 				t.Errorf("%s %v: %v", c.kind, p.Ranks, err)
 			}
+		}
+	}
+	// Placed on some of a cluster's GPUs, a job's groups are its ranks' GPUs: a TP group of 4
+	// spread one GPU per server becomes a ring across servers, checked like any other.
+	placed := ccl.Layout{GPUs: 8, GPUsPerServer: 8, TP: 4, PP: 1, EP: 1, Placement: []int32{0, 8, 16, 24, 1, 9, 17, 25}}
+	if err := placed.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	plans, err := s.Plan(placed, 32, ccl.OpAllReduce, ccl.GroupTP, 1<<20, 0)
+	if err != nil || len(plans) != 2 {
+		t.Fatalf("placed TP: %d plans, %v", len(plans), err)
+	}
+	for i, want := range [][]int32{{0, 8, 16, 24}, {1, 9, 17, 25}} {
+		if !slices.Equal(plans[i].Ranks, want) {
+			t.Errorf("placed TP group %d: %v, want %v", i, plans[i].Ranks, want)
+		}
+		if err := ccl.Check(plans[i].DAG); err != nil {
+			t.Errorf("placed TP group %d: %v", i, err)
+		}
+		for f := range plans[i].DAG.NumFlows() {
+			if fl := plans[i].DAG.Flow(ccl.FlowID(f)); fl.Src < 32 && !slices.Contains(want, fl.Src) {
+				t.Fatalf("placed TP group %d has a flow from GPU %d", i, fl.Src)
+			}
+		}
+	}
+	for _, bad := range [][]int32{{0, 1}, {0, 8, 16, 24, 1, 9, 17, 17}, {0, 8, 16, 24, 1, 9, 17, -1}} {
+		if err := (ccl.Layout{GPUs: 8, GPUsPerServer: 8, TP: 4, PP: 1, EP: 1, Placement: bad}).Validate(); err == nil {
+			t.Errorf("placement %v accepted", bad)
 		}
 	}
 	if got := (Choice{Algorithm: Ring, Protocol: nccl.ProtoSimple}).SendLatencyNs(false); got != 22400 {

@@ -25,7 +25,7 @@ func (s *Selector) Plan(l ccl.Layout, totalGPUs int, op ccl.Op, kind ccl.GroupKi
 		req := ccl.Request{Op: op, GPUsPerServer: l.GPUsPerServer, TotalGPUs: totalGPUs, Bytes: bytes}
 		req.Ranks = make([]int32, len(g))
 		for i, r := range g {
-			req.Ranks[i] = int32(r)
+			req.Ranks[i] = l.GPU(r)
 		}
 		c, err := s.Choose(op, kind, &req)
 		if err != nil {
