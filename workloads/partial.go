@@ -10,7 +10,10 @@ package workloads
 func (r *Runner) Partial() *RunResult {
 	res := r.res
 	now := r.s.Now()
-	res.End = now
+	if !r.began {
+		now = r.start // stopped before the pass began: nothing happened yet
+	}
+	res.End = now - r.start
 	res.Stopped = true
 	res.Layers = append([][3]PhaseStats(nil), r.res.Layers...)
 	computing := !r.blocked && r.computeEnd > now

@@ -70,6 +70,12 @@ type Runner struct {
 	computeLayer int
 	computePhase Phase
 	computeEnd   engine.Time
+
+	// start is when the pass began (its times are counted from it); ended is called when it
+	// ends (Start).
+	start engine.Time
+	began bool
+	ended func()
 }
 
 // NewRunner prepares one pass of w under layout l. net may be nil (analytical).
@@ -92,8 +98,25 @@ func (r *Runner) Progress() (done, total int) { return r.pc - r.running, len(r.p
 
 // Run executes the pass to the end and returns its statistics.
 func (r *Runner) Run() (*RunResult, error) {
-	r.s.AtFunc(r.s.Now(), r.advance)
+	r.Start(r.s.Now(), nil)
 	r.s.Run()
+	return r.Result()
+}
+
+// Start schedules the pass to begin at time at (now or later) without running the scheduler:
+// several runners may share one (several jobs on one fabric), and the caller runs it. ended,
+// if not nil, is called from an engine event when the pass has finished; the pass's times
+// (RunResult.End, the layers' figures) count from its beginning.
+func (r *Runner) Start(at engine.Time, ended func()) {
+	r.ended, r.start = ended, at
+	r.s.AtFunc(at, func() {
+		r.began = true
+		r.advance()
+	})
+}
+
+// Result is the statistics of a pass that has run to its end, or the error that stopped it.
+func (r *Runner) Result() (*RunResult, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -138,7 +161,10 @@ func (r *Runner) advance() {
 				r.pc-- // check again when everything has finished
 				return
 			}
-			r.res.End = r.s.Now()
+			r.res.End = r.s.Now() - r.start
+			if r.ended != nil {
+				r.ended()
+			}
 		}
 	}
 }

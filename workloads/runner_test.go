@@ -147,3 +147,43 @@ func TestRunnerNoticesLostCollectives(t *testing.T) {
 		t.Fatal("a collective that never finished went unnoticed")
 	}
 }
+
+// Runners share a scheduler: each pass starts when asked, its figures count from its start, and
+// ended is called at its end. The timeline of TestRunnerTimeline started at 500 ns ends at
+// 1739 ns, with the same 1239 ns pass; a second one started at 0 does not change it (the fixed
+// network has no contention).
+func TestRunnersShareScheduler(t *testing.T) {
+	text := "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 4\n2\n" +
+		"l0 -1 10 ALLREDUCE 100 5 NONE 0 7 ALLREDUCE 1000 0\n" +
+		"l1 -1 20 ALLREDUCE 50 3 ALLREDUCE 40 2 ALLREDUCE 30 1\n"
+	w, _ := mustParse(t, "w", text)
+	l := ccl.Layout{GPUs: 4, GPUsPerServer: 4, TP: 2, PP: 1, EP: 1}
+	s := engine.NewScheduler()
+	var ends []int64
+	a := NewRunner(w, l, s, &fixedNetwork{s: s})
+	b := NewRunner(w, l, s, &fixedNetwork{s: s})
+	a.Start(500*engine.Nanosecond, func() { ends = append(ends, ns(s.Now())) })
+	b.Start(0, func() { ends = append(ends, ns(s.Now())) })
+	s.Run()
+	for _, r := range []*Runner{a, b} {
+		res, err := r.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ns(res.End) != 1239 || ns(res.Layers[0][WG].Exposed) != 1000 {
+			t.Errorf("pass: end %d ns, layer 0 wg exposed %d ns; want 1239 and 1000", ns(res.End), ns(res.Layers[0][WG].Exposed))
+		}
+	}
+	if len(ends) != 2 || ends[0] != 1239 || ends[1] != 1739 {
+		t.Errorf("passes ended at %v ns, want [1239 1739]", ends)
+	}
+	// Stopped before it began, a pass has done nothing.
+	s2 := engine.NewScheduler()
+	c := NewRunner(w, l, s2, &fixedNetwork{s: s2})
+	c.Start(engine.Microsecond, nil)
+	s2.AtFunc(100*engine.Nanosecond, s2.Stop)
+	s2.Run()
+	if p := c.Partial(); p.End != 0 || p.Done(0) {
+		t.Errorf("unstarted pass: end %v, layer 0 done %v", p.End, p.Done(0))
+	}
+}
