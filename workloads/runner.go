@@ -115,6 +115,10 @@ func (r *Runner) Start(at engine.Time, ended func()) {
 	})
 }
 
+// Err is the error that stopped the pass (a collective the network could not start), nil if
+// none did.
+func (r *Runner) Err() error { return r.err }
+
 // Result is the statistics of a pass that has run to its end, or the error that stopped it.
 func (r *Runner) Result() (*RunResult, error) {
 	if r.err != nil {

@@ -2,6 +2,7 @@ package algo
 
 import (
 	"fmt"
+	"slices"
 
 	"simd/ccl"
 	"simd/ccl/nccl"
@@ -26,6 +27,10 @@ func (s *Selector) Plan(l ccl.Layout, totalGPUs int, op ccl.Op, kind ccl.GroupKi
 		req.Ranks = make([]int32, len(g))
 		for i, r := range g {
 			req.Ranks[i] = l.GPU(r)
+		}
+		if l.Placement != nil {
+			// A group is a set of GPUs; the algorithms order it themselves, from ascending ids.
+			slices.Sort(req.Ranks)
 		}
 		c, err := s.Choose(op, kind, &req)
 		if err != nil {

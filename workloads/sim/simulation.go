@@ -46,6 +46,9 @@ type Options struct {
 	BusBW *configs.BusBW
 	// FileName is EndToEnd.csv's "File name" field.
 	FileName string
+	// Placement runs the workload on some of the topology's GPUs: rank r on GPU Placement[r]
+	// (ccl.Layout.Placement); Cluster.GPUs is then the job's GPU count. nil: rank r on GPU r.
+	Placement []int32
 }
 
 // EventOptions are the settings of an event run. The zero value is SimAI's behaviour, but for
@@ -106,8 +109,16 @@ func New(in Inputs, opt Options) (*Simulation, error) {
 		return nil, BadInput(err)
 	}
 	s.layout = in.Workload.Layout(cl.GPUs, cl.GPUsPerServer)
+	s.layout.Placement = opt.Placement
 	if err := s.layout.Validate(); err != nil {
 		return nil, BadInputf("%s on %d GPUs: %v", in.WorkloadName, cl.GPUs, err)
+	}
+	if t := cl.Topology; t != nil && opt.Placement != nil {
+		for r, g := range opt.Placement {
+			if int(g) >= t.NumGPUs() {
+				return nil, BadInputf("%s: rank %d is placed on GPU %d, beyond the topology's %d GPUs (%s)", in.WorkloadName, r, g, t.NumGPUs(), cl.Fabric)
+			}
+		}
 	}
 	var err error
 	if s.cost, s.ppGBps, err = costModel(opt.BusBW, s.layout, cl); err != nil {
