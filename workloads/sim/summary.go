@@ -2,7 +2,10 @@ package sim
 
 import (
 	"encoding/json"
+	"time"
 
+	"simd/engine"
+	"simd/netmodel"
 	"simd/workloads"
 )
 
@@ -41,25 +44,13 @@ func (r *Result) SummaryJSON(h SummaryHeader) ([]byte, error) {
 		GPUs        int            `json:"gpus"`
 		Collectives []Collective   `json:"collectives"`
 		Breakdown   *breakdownJSON `json:"breakdown,omitempty"`
-		Run         struct {
-			Complete         bool    `json:"complete"`
-			Incomplete       string  `json:"incomplete,omitempty"`
-			EndUs            float64 `json:"end_us"`
-			Events           uint64  `json:"events"`
-			Flows            uint64  `json:"flows"`
-			WallClockSeconds float64 `json:"wall_clock_seconds"`
-		} `json:"run"`
-	}{Mode: h.Mode, Workload: h.Workload, Topology: h.Topology, GPUs: h.GPUs, Collectives: r.Finished()}
+		Run         runJSON        `json:"run"`
+	}{Mode: h.Mode, Workload: h.Workload, Topology: h.Topology, GPUs: h.GPUs, Collectives: r.Finished(),
+		Run: totals(r.Stopped, r.Note, r.End, r.Events, r.Sim, r.Wall)}
 	if r.Report != nil {
 		sm := &r.Report.Summary
 		summary.Breakdown = breakdown(sm)
 	}
-	summary.Run.Complete = r.Stopped == nil
-	summary.Run.Incomplete = r.Note
-	summary.Run.EndUs = r.End.Microseconds()
-	summary.Run.Events = r.Events
-	summary.Run.Flows = r.Sim.Flows()
-	summary.Run.WallClockSeconds = r.Wall.Seconds()
 	data, err := json.MarshalIndent(summary, "", "  ")
 	if err != nil {
 		return nil, err
@@ -70,4 +61,19 @@ func (r *Result) SummaryJSON(h SummaryHeader) ([]byte, error) {
 func breakdown(sm *workloads.EndToEndSummary) *breakdownJSON {
 	return &breakdownJSON{IterationUs: sm.Total, ComputeUs: sm.Compute, ExposedCommUs: sm.Exposed,
 		TPUs: sm.TPComm, DPUs: sm.DPComm, DPEPUs: sm.DPEPComm, EPUs: sm.EPComm, PPUs: float64(sm.PPComm), BubbleUs: sm.Bubble}
+}
+
+// runJSON is summary.json's "run": the totals of a run.
+type runJSON struct {
+	Complete         bool    `json:"complete"`
+	Incomplete       string  `json:"incomplete,omitempty"`
+	EndUs            float64 `json:"end_us"`
+	Events           uint64  `json:"events"`
+	Flows            uint64  `json:"flows"`
+	WallClockSeconds float64 `json:"wall_clock_seconds"`
+}
+
+func totals(stopped error, note string, end engine.Time, events uint64, sim *netmodel.Simulator, wall time.Duration) runJSON {
+	return runJSON{Complete: stopped == nil, Incomplete: note, EndUs: end.Microseconds(), Events: events,
+		Flows: sim.Flows(), WallClockSeconds: wall.Seconds()}
 }
