@@ -26,7 +26,8 @@ import (
 // while it is idle cost nothing), so its cost is about MaxBins·(1 + the number of doublings)
 // passes over the links, each O(links + flows on them) with the ideal model and O(links)
 // with congestion control, and nothing per event. Busy time counts the bins in which a link
-// sent anything, at the width of the moment, so it is exact to one bin.
+// sent anything, and the peak is the largest utilisation over one bin, both at the width of
+// the moment (finer than the final bins), so they are exact to one bin.
 
 // minBytes is the least a link must send in a bin to count as busy in it: far below a byte,
 // far above the rounding of the models' byte counts.
@@ -50,8 +51,13 @@ type LinkSampler struct {
 	last  []float64   // per link: bytes sent by at
 	bins  [][]float32 // per link: bytes per bin; nil until the link sends something
 	busy  []engine.Time
+	peak  []float64 // per link: the largest utilisation over one read interval
 	end   engine.Time
 	done  bool
+	// quiet says the last read found the network idle, with quietFlows flows started by
+	// then: until another starts, nothing moves.
+	quiet      bool
+	quietFlows uint64
 }
 
 // SampleLinks starts a link sampler on the simulator's scheduler (it uses its AtAdvance). It
@@ -68,7 +74,8 @@ func (m *Simulator) SampleLinks(opt LinkSamplerOptions) (*LinkSampler, error) {
 	}
 	links := m.fab.Graph.NumDirLinks()
 	ls := &LinkSampler{m: m, max: opt.MaxBins, width: opt.Width, at: m.s.Now(),
-		last: make([]float64, links), bins: make([][]float32, links), busy: make([]engine.Time, links)}
+		last: make([]float64, links), bins: make([][]float32, links), busy: make([]engine.Time, links),
+		peak: make([]float64, links)}
 	if m.ideal != nil {
 		ls.read = m.ideal.LinkBytesAt
 	} else {
@@ -101,9 +108,12 @@ func (ls *LinkSampler) idle() bool {
 func (ls *LinkSampler) advance(next engine.Time) {
 	idle := ls.idle()
 	for b := ls.boundary(); b <= next; b = ls.boundary() {
-		if !idle {
+		// Idle, the links hold still: one read at the first boundary takes in what they
+		// sent before, and the next ones have nothing to add until a flow starts.
+		if !idle || !ls.quiet || ls.m.flows != ls.quietFlows {
 			ls.sample(b)
 		}
+		ls.quiet, ls.quietFlows = idle, ls.m.flows
 		ls.at = b
 		ls.step()
 	}
@@ -125,6 +135,7 @@ func (ls *LinkSampler) sample(t engine.Time) {
 		}
 		ls.bins[l][ls.cur] += float32(d)
 		ls.busy[l] += dt
+		ls.peak[l] = max(ls.peak[l], util(d, ls.m.fab.Graph.Rate(int32(l)), dt))
 	}
 }
 
@@ -209,7 +220,8 @@ type LinkStat struct {
 	Bytes    float64
 	Busy     engine.Time
 	// MeanUtil is the link's bytes over what it could have sent in the whole run, BusyUtil
-	// over its busy time, PeakUtil the largest of its bins: fractions of its rate.
+	// over its busy time, PeakUtil the largest over one read interval (the bin width of the
+	// moment, finer than the final bins): fractions of its rate.
 	MeanUtil, BusyUtil, PeakUtil float64
 }
 
@@ -226,10 +238,7 @@ func (ls *LinkSampler) Stats() []LinkStat {
 			Bytes: ls.Bytes(l), Busy: ls.busy[l]}
 		s.MeanUtil = util(s.Bytes, s.Rate, ls.end)
 		s.BusyUtil = util(s.Bytes, s.Rate, s.Busy)
-		for i, b := range ls.BinBytes(l) {
-			a, e := ls.binSpan(i)
-			s.PeakUtil = max(s.PeakUtil, util(float64(b), s.Rate, e-a))
-		}
+		s.PeakUtil = ls.peak[l]
 		out = append(out, s)
 	}
 	slices.SortStableFunc(out, func(a, b LinkStat) int { return int(a.Class) - int(b.Class) })

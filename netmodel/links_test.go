@@ -134,8 +134,8 @@ func TestLinkClassBins(t *testing.T) {
 
 // Properties, in both models, of random flows on a 16-GPU Spectrum-X fabric with random bins
 // (seeded cases): the sampler leaves every flow's times and the number of events as they are;
-// the bins of a link add up to what the network says it sent; there are at most MaxBins of
-// them and they cover the run.
+// the bins of a link add up to what the network says it sent, none above its capacity; there
+// are at most MaxBins of them and they cover the run.
 func TestLinkSamplerProperties(t *testing.T) {
 	for seed := range uint64(24) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -188,12 +188,43 @@ func TestLinkSamplerProperties(t *testing.T) {
 				want = sim.CCNetwork().LinkBytes(l)
 			}
 			sum := 0.0
-			for _, b := range ls.BinBytes(l) {
+			for i, b := range ls.BinBytes(l) {
 				sum += float64(b)
+				a, e := ls.binSpan(i)
+				if u := util(float64(b), sim.Fabric().Graph.Rate(l), e-a); u > 1+1e-6 {
+					t.Fatalf("seed %d, link %d: %v of its capacity in bin %d", seed, l, u, i)
+				}
 			}
 			if math.Abs(ls.Bytes(l)-want) > 1e-6*want+1e-3 || math.Abs(sum-want) > 1e-6*want+1e-3 {
 				t.Fatalf("seed %d, link %d: %v bytes in the sampler, %v in its bins, %v in the network", seed, l, ls.Bytes(l), sum, want)
 			}
 		}
+	}
+}
+
+// A flow that starts and ends between two bin boundaries at which the network is idle is
+// counted in its own bin, not in the bin of the next flow.
+func TestLinkSamplerShortFlowBetweenIdleBoundaries(t *testing.T) {
+	const us = engine.Microsecond
+	fab := starFabric(t, 100e9, 100e9)
+	s := engine.NewScheduler()
+	sim := NewSimulator(s, fab, Options{})
+	ls, err := sim.SampleLinks(LinkSamplerOptions{Width: 10 * us})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 50 kB at 100 Gb/s is 4 µs: the flows are sent in [12, 16] and [35, 39] µs.
+	sim.StartRaw([]RawFlow{{Src: 0, Dst: 1, Bytes: 50_000, Start: 12 * us}, {Src: 0, Dst: 1, Bytes: 50_000, Start: 35 * us, Sport: 1}})
+	s.Run()
+	ls.Finish()
+	got := ls.BinBytes(0)
+	want := []float32{0, 50_000, 0, 50_000}
+	if len(got) < len(want) || !slices.Equal(got[:len(want)], want) {
+		t.Errorf("bins %v, want %v first", got, want)
+	}
+	// The run ends when the second flow is sent (its arrival is reported then): the last bin
+	// is [30, 39] µs.
+	if ls.End() != 39*us || ls.Busy(0) != 19*us {
+		t.Errorf("busy %v up to %v, want a bin of 10 µs and one of 9 µs, to 39 µs", ls.Busy(0), ls.End())
 	}
 }
