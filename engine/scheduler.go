@@ -65,11 +65,15 @@ type Scheduler struct {
 	watch      func()
 	watchEvery uint64
 	watchNext  uint64
+	// advance is called when the clock is about to reach advanceAt or later (AtAdvance);
+	// advanceAt is Never when nobody asked, so the loop pays one comparison per clock move.
+	advance   func(next Time)
+	advanceAt Time
 }
 
 // NewScheduler returns an empty scheduler with the clock at 0.
 func NewScheduler() *Scheduler {
-	s := &Scheduler{watchNext: math.MaxUint64}
+	s := &Scheduler{watchNext: math.MaxUint64, advanceAt: Never}
 	s.init()
 	return s
 }
@@ -77,6 +81,9 @@ func NewScheduler() *Scheduler {
 func (s *Scheduler) init() {
 	if s.watch == nil {
 		s.watchNext = math.MaxUint64
+	}
+	if s.advance == nil {
+		s.advanceAt = Never
 	}
 	if len(s.handlers) == 0 {
 		s.handlers = append(s.handlers, funcRunner{})
@@ -214,6 +221,9 @@ func (s *Scheduler) Run() uint64 {
 func (s *Scheduler) RunUntil(t Time) uint64 {
 	n, stopped := s.run(t)
 	if !stopped && t > s.now && t != Never {
+		if t >= s.advanceAt && s.advance != nil {
+			s.advanceTo(t)
+		}
 		s.now = t
 	}
 	return n
@@ -248,6 +258,9 @@ func (s *Scheduler) run(limit Time) (n uint64, stopped bool) {
 			copy(s.deferred, s.deferred[1:])
 			s.deferred = s.deferred[:len(s.deferred)-1]
 		case ok && at <= limit:
+			if at >= s.advanceAt && s.advance != nil {
+				s.advanceTo(at)
+			}
 			ev = s.q.take(line)
 		default:
 			return n, s.stopped
@@ -288,6 +301,32 @@ func (s *Scheduler) AtInstantEnd(h HandlerID, target int32, arg int64) {
 		panic("engine: AtInstantEnd for an unregistered handler")
 	}
 	s.deferred = append(s.deferred, Event{At: s.now, Handler: h, Target: target, Arg: arg})
+}
+
+// AtAdvance asks for f to be called once, from the run loop, just before the clock moves to a
+// time at or after at: every event up to Now() has run, the instant's AtInstantEnd requests
+// included, and next (≥ at) is where the clock goes, the next event's time or the bound of
+// RunUntil. Now() is still the instant just finished, and nothing happens between it and next,
+// so f sees the state that holds over that whole stretch.
+//
+// It is not an event: it takes no sequence number, Processed does not count it and it cannot
+// change the order of events or the time a run ends. It is meant for samplers that read the
+// simulation between events; f must not schedule, cancel or stop anything. One request is
+// pending at a time: a call replaces the previous one, and f may call AtAdvance for its next
+// time. A run that ends because no event is left does not call f.
+func (s *Scheduler) AtAdvance(at Time, f func(next Time)) {
+	if f == nil {
+		s.advance, s.advanceAt = nil, Never
+		return
+	}
+	s.advance, s.advanceAt = f, at
+}
+
+// advanceTo calls the pending AtAdvance request before the clock moves to next.
+func (s *Scheduler) advanceTo(next Time) {
+	f := s.advance
+	s.advance, s.advanceAt = nil, Never
+	f(next)
 }
 
 // endRun resets the run state; deferred so that a panicking handler does not leave the

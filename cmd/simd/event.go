@@ -118,6 +118,7 @@ func (s *session) eventFiles() *sim.Files {
 	fs := sim.NewFiles(filepath.Join(o.outDir, o.resultFolder), prefix, !o.set["o"] && o.conf != "", &s.conf, o.conf)
 	fs.Concurrent = secondCore(o.threads)
 	fs.Log = s.log
+	fs.Links = o.plot // the link plot reads links.csv and link_classes.csv
 	return fs
 }
 

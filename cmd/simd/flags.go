@@ -164,7 +164,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"r", "result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv (in the event mode every output gets it)", "analytical mode: derived from the workload file name, as SimAI_analytical; event mode: none", str(&o.result)},
 			{[]string{"r_f", "result_folder"}, "FOLDER", "folder inside DIR for the outputs", "", str(&o.resultFolder)},
 			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown", "0", num(&o.visual)},
-			{[]string{"plot"}, "", "also draw the plots (PNG and SVG: FCT slowdown CDF, link throughput, time per layer, analytical vs event) into the output folder; simd plot DIR redraws them", "", boolean(&o.plot)},
+			{[]string{"plot"}, "", "also draw the plots (PNG and SVG: FCT slowdown CDF, link utilisation by tier, busiest links, time per layer, analytical vs event) into the output folder; simd plot DIR redraws them", "", boolean(&o.plot)},
 			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
 			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
 			{[]string{"quiet"}, "", "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", "", boolean(&o.quiet)},

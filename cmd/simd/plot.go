@@ -15,9 +15,10 @@ import (
 const plotUsage = `usage: simd plot DIR [-o OUT] [-r PREFIX]
 
 Draws the plots of an existing output folder (the ones -plot draws after a run) from its files:
-fct_slowdown_cdf (fct.txt), link_utilisation (bw.txt), layer_breakdown (EndToEnd.csv, with
-summary.json or compare.csv for the groups) and compare (compare.csv), each as NAME.png and
-NAME.svg. A missing input skips its plot with a note on stderr.
+fct_slowdown_cdf (fct.txt), link_utilisation (link_classes.csv, else bw.txt), busiest_links
+(links.csv), layer_breakdown (EndToEnd.csv, with summary.json or compare.csv for the groups) and
+compare (compare.csv), each as NAME.png and NAME.svg. A missing input skips its plot with a note
+on stderr.
 
   -o OUT     folder for the plots (default: DIR)
   -r PREFIX  prefix of the run's files (default: none, or the X of the one XEndToEnd.csv in DIR)

@@ -12,7 +12,8 @@ import (
 // plotTitles are the title of each plot, which its SVG must hold.
 var plotTitles = map[string]string{
 	"fct_slowdown_cdf": "FCT slowdown CDF",
-	"link_utilisation": "Link throughput",
+	"link_utilisation": "Link utilisation by tier",
+	"busiest_links":    "busiest links of each tier",
 	"layer_breakdown":  "Time per layer",
 	"compare":          "Analytical vs event time per collective",
 }
@@ -47,12 +48,12 @@ func checkPlots(t *testing.T, dir string, names ...string) map[string][]byte {
 }
 
 func TestPlotFlag(t *testing.T) {
-	all := []string{"fct_slowdown_cdf", "link_utilisation", "layer_breakdown", "compare"}
+	all := []string{"fct_slowdown_cdf", "link_utilisation", "busiest_links", "layer_breakdown", "compare"}
 	for _, tc := range []struct {
 		mode  string
 		plots []string
 	}{
-		{"event", all[:3]},
+		{"event", all[:4]},
 		{"compare", all},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
@@ -112,7 +113,16 @@ func TestPlotPartialFolder(t *testing.T) {
 	if strings.Contains(stdout, "fct_slowdown_cdf") {
 		t.Errorf("drew the FCT plot without fct.txt:\n%s", stdout)
 	}
-	checkPlots(t, filepath.Join(dir, "out"), "link_utilisation", "layer_breakdown")
+	checkPlots(t, filepath.Join(dir, "out"), "layer_breakdown")
+	// A run without -plot has no link_classes.csv: the link plot falls back to bw.txt and says
+	// so, and busiest_links is skipped with a note.
+	svg, err := os.ReadFile(filepath.Join(dir, "out", "link_utilisation.svg"))
+	if err != nil || !bytes.Contains(svg, []byte("no link_classes.csv in this folder")) {
+		t.Errorf("link_utilisation.svg does not say it fell back to bw.txt (%v)", err)
+	}
+	if !strings.Contains(stderr, "skipped busiest_links: no links.csv") {
+		t.Errorf("stderr lacks the busiest_links note:\n%s", stderr)
+	}
 }
 
 func TestPlotAnalyticalPrefix(t *testing.T) {

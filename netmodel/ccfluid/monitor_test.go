@@ -290,3 +290,20 @@ func TestMonitorErrors(t *testing.T) {
 		t.Error("monitors were accepted after a flow started")
 	}
 }
+
+// LinkBytesAt reads ahead without moving the link's state: at 10 µs, with the flow alone at
+// line rate until its end, it gives what LinkBytes gives at 30 µs.
+func TestLinkBytesAt(t *testing.T) {
+	s, n, _, _ := setup(t, star(t, 2, G400, engine.Microsecond), repoConfig())
+	n.Start([]int32{0, 3}, nil, 2*MB, 1)
+	s.RunUntil(10 * engine.Microsecond)
+	before := n.links[0].qs
+	ahead := n.LinkBytesAt(0, 30*engine.Microsecond)
+	if n.links[0].qs != before {
+		t.Errorf("LinkBytesAt changed the link's state: %+v, was %+v", n.links[0].qs, before)
+	}
+	s.RunUntil(30 * engine.Microsecond)
+	if got, want := n.LinkBytes(0), G400/8*30e-6; math.Abs(got-want) > 1e-6 || math.Abs(ahead-got) > 1e-6 {
+		t.Errorf("LinkBytesAt(30us) from 10us %v, LinkBytes at 30us %v, want %v", ahead, got, want)
+	}
+}

@@ -1184,6 +1184,15 @@ func (n *Network) LinkBytes(l int32) float64 {
 	return n.links[l].qs.served
 }
 
+// LinkBytesAt is what LinkBytes will be at time t ≥ Now if no event comes before t (its queue
+// drains or fills linearly until then). Unlike LinkBytes it changes nothing, not even the
+// point the link's state was last brought up to: samplers that read between events (engine's
+// AtAdvance) must not move the model's arithmetic.
+func (n *Network) LinkBytesAt(l int32, t engine.Time) float64 {
+	_, served := n.peekLink(l, t)
+	return served
+}
+
 // Paused reports whether link l's sender is paused by PFC now.
 func (n *Network) Paused(l int32) bool { return n.links[l].paused }
 

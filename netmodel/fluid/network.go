@@ -538,9 +538,14 @@ func (n *Network) LinkFlows(l int32) int { return len(n.links[l].on) }
 // LinkBytes is the number of bytes directed link l has carried up to now (fractional: the
 // transmitting flows contribute what they have sent so far). O(flows on l); the running total
 // costs one addition per link of each sent flow.
-func (n *Network) LinkBytes(l int32) float64 {
+func (n *Network) LinkBytes(l int32) float64 { return n.LinkBytesAt(l, n.s.Now()) }
+
+// LinkBytesAt is what LinkBytes will be at time t ≥ Now if no event comes before t: the flows
+// on l keep their rates until then. Samplers that read between events (engine's AtAdvance)
+// use it to read the links at their own times. It changes nothing.
+func (n *Network) LinkBytesAt(l int32, t engine.Time) float64 {
 	sum := n.links[l].sent
-	now := n.s.Now()
+	now := t
 	for _, e := range n.links[l].on {
 		f := &n.flows[e.f]
 		rem := f.rem - float64(n.hot[e.f].rate*float64(now-f.at))/1e12

@@ -499,3 +499,19 @@ func TestArrivalAtSend(t *testing.T) {
 		t.Errorf("events %d with ArrivalAtSend, %d without: want two fewer", events[1], events[0])
 	}
 }
+
+// LinkBytesAt reads ahead: at 100 µs, with no event before 150 µs, it gives what LinkBytes
+// gives once the clock is there, and reading it changes nothing.
+func TestLinkBytesAt(t *testing.T) {
+	g := lineGraph(t, G100)
+	s, n, _ := setup(g)
+	n.Start([]int32{0}, 2*MB, 0, 0)
+	s.AtFunc(80*us, func() { n.Start([]int32{0}, MB/2, 0, 1) })
+	s.RunUntil(100 * us)
+	ahead := n.LinkBytesAt(0, 150*us)
+	s.RunUntil(150 * us)
+	// 80 µs alone at 100 Gb/s (1 MB), then 70 µs at 50 Gb/s each (0.875 MB in all).
+	if got := n.LinkBytes(0); !relEq(got, 1.875*MB, 1e-12) || !relEq(ahead, got, 1e-12) {
+		t.Errorf("LinkBytesAt(150us) from 100us %v, LinkBytes at 150us %v, want 1.875e6", ahead, got)
+	}
+}

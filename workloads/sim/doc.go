@@ -22,8 +22,10 @@
 // monitors once it is, Watch sees the run's Status every WatchEvents events (the progress
 // report). Files is the set of observers that writes SimAI's files (fct.txt, pfc.txt, qlen.txt,
 // bw.txt, rate.txt, cnp.txt) where SimAI.conf or an output folder puts them, under temporary
-// names until Commit; the reports (EndToEnd.csv, compare.csv, summary.json) are written from
-// the result (Result.Report, Comparison.WriteCSV, Result.SummaryJSON).
+// names until Commit, and with Files.Links the link sampler's links.csv and link_classes.csv
+// (netmodel.LinkSampler: every link's bytes over the whole run, in both network models, read
+// without changing the run); the reports (EndToEnd.csv, compare.csv, summary.json) are written
+// from the result (Result.Report, Comparison.WriteCSV, Result.SummaryJSON).
 //
 // # Where things are
 //

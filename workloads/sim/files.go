@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -32,11 +34,16 @@ type Files struct {
 	Concurrent bool
 	// Log receives the warning that monitors have nothing to sample without congestion control.
 	Log *zap.Logger
+	// Links samples what every directed link sends over the whole run (netmodel.LinkSampler,
+	// in both network models) and writes links.csv and link_classes.csv on Commit. It reads
+	// the run without changing it.
+	Links bool
 
 	pfc, fct *streamFile
 	pfcLog   *netmodel.PFCLog
 	fctLog   *netmodel.FCTLog
 	mons     monitors
+	links    *netmodel.LinkSampler
 }
 
 // streamedKeys are SimAI.conf's keys of the files written while a run goes on.
@@ -136,11 +143,17 @@ func (fs *Files) attach(sim *netmodel.Simulator) error {
 		}
 		sim.Observe(fs.fctLog)
 	}
+	if fs.Links {
+		if fs.links, err = sim.SampleLinks(netmodel.LinkSamplerOptions{}); err != nil {
+			return err
+		}
+	}
 	return fs.startMonitors(sim)
 }
 
 // Commit finishes the streamed files (fct.txt, pfc.txt, the monitors, in that order) and moves
-// them into place; it returns their paths.
+// them into place, then writes links.csv and link_classes.csv when Links is on (the run's end
+// is the scheduler's time); it returns their paths.
 func (fs *Files) Commit() ([]string, error) {
 	var paths []string
 	if fs.fct != nil {
@@ -167,7 +180,29 @@ func (fs *Files) Commit() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(paths, mp...), nil
+	paths = append(paths, mp...)
+	if fs.links != nil {
+		ls := fs.links
+		fs.links = nil
+		ls.Finish()
+		for _, out := range []struct {
+			std   string
+			write func(io.Writer) error
+		}{{"links.csv", ls.WriteLinksCSV}, {"link_classes.csv", ls.WriteClassesCSV}} {
+			p := fs.path("", out.std)
+			if err := WriteFileAtomic(p, func(f *os.File) error {
+				w := bufio.NewWriterSize(f, 1<<16)
+				if err := out.write(w); err != nil {
+					return err
+				}
+				return w.Flush()
+			}); err != nil {
+				return nil, err
+			}
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
 }
 
 // Abort removes the streamed files not committed; it is safe after Commit.

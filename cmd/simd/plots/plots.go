@@ -1,7 +1,8 @@
-// Package plots draws the plots of a simd output folder from its files (fct.txt, bw.txt,
-// EndToEnd.csv, compare.csv, summary.json), so that a run's -plot and simd plot DIR share one
-// code path. Each plot is written as NAME.png and NAME.svg, with a title, axis labels with units
-// and a legend; the same files give byte-identical plots.
+// Package plots draws the plots of a simd output folder from its files (fct.txt,
+// link_classes.csv, links.csv, bw.txt, EndToEnd.csv, compare.csv, summary.json), so that a
+// run's -plot and simd plot DIR share one code path. Each plot is written as NAME.png and
+// NAME.svg, with a title, axis labels with units and a legend; the same files give
+// byte-identical plots.
 //
 // The plots and the choices behind them:
 //
@@ -11,9 +12,16 @@
 //     least 1 Tbit/s (size·8 / standalone fct; NICs are slower, NVLink faster) and "network"
 //     otherwise. Flows with a standalone FCT of 0 are left out. Curves of more than 2,000 flows
 //     are drawn through 2,000 evenly spaced quantiles.
-//   - link_utilisation: throughput over time (bw.txt, written under congestion control) of the
-//     8 ports that sent the most bytes, ties broken by node and port; a port absent from a
-//     sample sent nothing in it. Without bw.txt the plot is skipped.
+//   - link_utilisation: utilisation over time, as % of capacity, of each link class (NVLink,
+//     NIC→ASW, ASW→PSW, ... each direction apart) from link_classes.csv (written by a run with
+//     -plot, in both network models): per class the p50 (solid), p90 (dashed) and largest
+//     (dotted) utilisation of its links in each bin, so the tier that saturates stands out.
+//     A folder without link_classes.csv falls back to bw.txt (congestion control only): the
+//     throughput of the 8 ports that sent the most bytes, ties broken by node and port, the
+//     title saying so; without either the plot is skipped with a note.
+//   - busiest_links: the 3 links of each class with the highest peak utilisation (links.csv),
+//     by name ("server 0 GPU 3 NIC → ASW 3"), with their peak over one bin and their mean while
+//     busy (links.go).
 //   - layer_breakdown: per layer of EndToEnd.csv, stacked horizontal bars of compute and exposed
 //     communication by group (TP, DP, DP_EP, EP, PP): each phase's exposed column goes to the
 //     group of that phase's collective as summary.json or compare.csv gives it ("group unknown"
@@ -79,7 +87,8 @@ func Draw(dir, out, prefix string) (*Result, error) {
 	}
 	jobs := []job{
 		{"fct_slowdown_cdf", "fct.txt", func(p string) (*plot.Plot, vg.Length, error) { return fctCDF(p) }},
-		{"link_utilisation", "bw.txt", func(p string) (*plot.Plot, vg.Length, error) { return linkUtilisation(p) }},
+		{"link_utilisation", "link_classes.csv", func(p string) (*plot.Plot, vg.Length, error) { return linkUtilisationPlot(p, in("bw.txt")) }},
+		{"busiest_links", "links.csv", func(p string) (*plot.Plot, vg.Length, error) { return busiestLinks(p) }},
 		{"layer_breakdown", "EndToEnd.csv", func(p string) (*plot.Plot, vg.Length, error) {
 			return layerBreakdown(p, in("summary.json"), in("compare.csv"))
 		}},
