@@ -64,9 +64,9 @@ func iterations(t *testing.T, jobs ...Job) [][]engine.Time {
 	return out
 }
 
-// dpWorkload is a TP all-reduce of 16 MiB and a data-parallel all-reduce of 64 MiB (TP 8): on
+// railDPWorkload is a TP all-reduce of 16 MiB and a data-parallel all-reduce of 64 MiB (TP 8): on
 // two servers, the DP groups pair GPU k of one server with GPU k of the other, on rail k.
-const dpWorkload = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 16\n1\n" +
+const railDPWorkload = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 16\n1\n" +
 	"grad -1 1 ALLREDUCE 16777216 1 NONE 0 1 ALLREDUCE 67108864 1\n"
 
 // Two jobs on disjoint parts of a rail-optimised fabric share no link (each rail's ASW has a
@@ -78,8 +78,8 @@ func TestJobsDisjoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	const conf = "CC_MODE 0\n"
-	a := placedJob(t, tp, dpWorkload, conf, gpuRange(0, 15))
-	b := placedJob(t, tp, dpWorkload, conf, gpuRange(16, 31))
+	a := placedJob(t, tp, railDPWorkload, conf, gpuRange(0, 15))
+	b := placedJob(t, tp, railDPWorkload, conf, gpuRange(16, 31))
 	aloneA := iterations(t, Job{Name: "a", Sim: a, Iterations: 1})[0][0]
 	aloneB := iterations(t, Job{Name: "b", Sim: b, Iterations: 1})[0][0]
 	if aloneA != aloneB {
