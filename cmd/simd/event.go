@@ -191,7 +191,7 @@ func runEvent(ctx context.Context, s *session) error {
 	if r.Stopped != nil {
 		return stopped(r.Stopped, r.End, "the outputs hold what was computed and are marked incomplete")
 	}
-	return s.plotRun(fs.Dir(), fs.Prefix())
+	return s.afterRun(fs.Dir(), fs.Prefix())
 }
 
 // logCounters logs the network model's counters: the solver's at debug level, congestion

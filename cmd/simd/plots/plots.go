@@ -122,7 +122,7 @@ func build(dir, prefix string) ([]made, []string, error) {
 	for _, j := range jobs(in) {
 		f, err := j.make(in(j.input))
 		if errors.Is(err, fs.ErrNotExist) {
-			skipped = append(skipped, fmt.Sprintf("%s: no %s in %s", j.name, prefix+j.input, dir))
+			skipped = append(skipped, fmt.Sprintf("%s: no %s", j.name, prefix+j.input))
 			continue
 		}
 		if err != nil {
@@ -142,7 +142,13 @@ func build(dir, prefix string) ([]made, []string, error) {
 // is present but malformed is an error.
 func Draw(dir, out, prefix string) (*Result, error) {
 	figs, skipped, err := build(dir, prefix)
-	res := &Result{Skipped: skipped}
+	res := &Result{}
+	for _, s := range skipped {
+		if strings.Contains(s, ": no ") {
+			s += " in " + dir
+		}
+		res.Skipped = append(res.Skipped, s)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -162,7 +168,8 @@ func Draw(dir, out, prefix string) (*Result, error) {
 }
 
 // Figures makes the plots of dir under prefix as SVG, in the order Draw writes them, and says
-// which it skipped and why.
+// which it skipped and why (without naming dir, so that the words do not depend on where the
+// folder is).
 func Figures(dir, prefix string) ([]Figure, []string, error) {
 	figs, skipped, err := build(dir, prefix)
 	if err != nil {
