@@ -65,8 +65,12 @@ func (s EndToEndSummary) WriteChart(w io.Writer, fileName, lang string) error {
 				if frac > 0.5 {
 					large = 1
 				}
+				// The conversions round the products, so no platform fuses them into the sums
+				// (docs/models.md, Determinism).
+				x0, y0 := float64(r*math.Sin(a0)), float64(r*math.Cos(a0))
+				x1, y1 := float64(r*math.Sin(a1)), float64(r*math.Cos(a1))
 				sl.Path = fmt.Sprintf("M%s,%s L%s,%s A%s,%s 0 %d 1 %s,%s Z", f(c), f(c),
-					f(c+r*math.Sin(a0)), f(c-r*math.Cos(a0)), f(r), f(r), large, f(c+r*math.Sin(a1)), f(c-r*math.Cos(a1)))
+					f(c+x0), f(c-y0), f(r), f(r), large, f(c+x1), f(c-y1))
 			}
 			angle += frac
 		}
