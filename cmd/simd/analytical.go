@@ -126,7 +126,7 @@ func runAnalytical(s *session) error {
 		written = append(written, chartPath)
 	}
 	printSummary(s.stdout, s.wname, s.w, s.layout, s.cl, rep, written)
-	return s.plotRun(filepath.Join(o.outDir, o.resultFolder), s.prefix)
+	return s.afterRun(filepath.Join(o.outDir, o.resultFolder), s.prefix)
 }
 
 // overlaps checks the overlap ratios: SimAI documents them as 0 to 1, and outside that range its

@@ -56,7 +56,7 @@ func runCompare(ctx context.Context, s *session) error {
 		fmt.Fprintf(s.stdout, "  incomplete: %s\n", r.Note)
 		return stopped(r.Stopped, r.End, "the outputs hold the layers that finished and are marked incomplete")
 	}
-	return s.plotRun(fs.Dir(), fs.Prefix())
+	return s.afterRun(fs.Dir(), fs.Prefix())
 }
 
 func printCompare(w io.Writer, s *session, arep *workloads.AnalyticalReport, erep *workloads.EventReport, rows []sim.CompareRow) {

@@ -118,7 +118,7 @@ func (s *session) eventFiles() *sim.Files {
 	fs := sim.NewFiles(filepath.Join(o.outDir, o.resultFolder), prefix, !o.set["o"] && o.conf != "", &s.conf, o.conf)
 	fs.Concurrent = secondCore(o.threads)
 	fs.Log = s.log
-	fs.Links = o.plot // the link plot reads links.csv and link_classes.csv
+	fs.Links = o.plot || o.report // the link plot and the report read links.csv and link_classes.csv
 	return fs
 }
 
@@ -223,7 +223,7 @@ func runEvent(ctx context.Context, s *session) error {
 	if r.Stopped != nil {
 		return stopped(r.Stopped, r.End, "the outputs hold what was computed and are marked incomplete")
 	}
-	return s.plotRun(fs.Dir(), fs.Prefix())
+	return s.afterRun(fs.Dir(), fs.Prefix())
 }
 
 // logCounters logs the network model's counters: the solver's at debug level, congestion

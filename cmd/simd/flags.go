@@ -42,6 +42,7 @@ type options struct {
 	quiet         bool
 	progressEvery time.Duration
 	plot          bool
+	report        bool
 	epDispatch    string
 	moeModel      moe.DispatchModel
 	threads       int
@@ -163,8 +164,9 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"o"}, "DIR", "output folder; in the event mode every output (EndToEnd.csv, summary.json, fct.txt, ...) goes here under its standard name and SimAI.conf's *_OUTPUT_FILE and *_MON_FILE keys only switch outputs on or off", "results (event mode without -o and with -c: the paths SimAI.conf gives)", str(&o.outDir)},
 			{[]string{"r", "result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv (in the event mode every output gets it)", "analytical mode: derived from the workload file name, as SimAI_analytical; event mode: none", str(&o.result)},
 			{[]string{"r_f", "result_folder"}, "FOLDER", "folder inside DIR for the outputs", "", str(&o.resultFolder)},
-			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown", "0", num(&o.visual)},
+			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown (self-contained: no network needed to view it)", "0", num(&o.visual)},
 			{[]string{"plot"}, "", "also draw the plots (PNG and SVG: FCT slowdown CDF, link utilisation by tier, busiest links, time per layer, analytical vs event) into the output folder; simd plot DIR redraws them", "", boolean(&o.plot)},
+			{[]string{"report"}, "", "also write PREFIXreport.html, one self-contained page (no network access) with the run's summary, exposed communication by group, plots, link and compare tables and per-layer table; simd report DIR writes it for an existing folder", "", boolean(&o.report)},
 			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
 			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
 			{[]string{"quiet"}, "", "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", "", boolean(&o.quiet)},
@@ -258,6 +260,7 @@ Subcommands:
   simd moe gen|run     token-routing workloads and DeepEP/FAST dispatch plans (simd moe -h)
   simd sweep SPEC      run a grid of configurations, sharded for job arrays (simd sweep -h)
   simd plot DIR        redraw the plots of an output folder (simd plot -h)
+  simd report DIR      write the HTML report of an output folder (simd report -h)
   simd -version        the version, source revision and Go toolchain simd was built from
 
 Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input or usage, 1 other failures.

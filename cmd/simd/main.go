@@ -67,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return runMoE(args[1:], stdout, stderr)
 		case "plot":
 			return runPlot(args[1:], stdout, stderr)
+		case "report":
+			return runReport(args[1:], stdout, stderr)
 		case "sweep":
 			return runSweep(args[1:], stdout, stderr)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"simd/cmd/simd/plots"
+	"simd/cmd/simd/report"
 )
 
 const plotUsage = `usage: simd plot DIR [-o OUT] [-r PREFIX]
@@ -106,15 +107,26 @@ func drawPlots(dir, out, prefix string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// plotRun draws the plots of a finished run when -plot is given: its outputs are in dir under
-// prefix (which may name a sub-folder, as SimAI_analytical's -r does).
-func (s *session) plotRun(dir, prefix string) error {
-	if !s.o.plot {
+// afterRun draws the plots (-plot) and writes the report (-report) of a finished run: its
+// outputs are in dir under prefix (which may name a sub-folder, as SimAI_analytical's -r does).
+func (s *session) afterRun(dir, prefix string) error {
+	if !s.o.plot && !s.o.report {
 		return nil
 	}
 	d, p := filepath.Split(filepath.Join(dir, prefix+"x"))
-	if d == "" {
-		d = "."
+	d = filepath.Clean(d) // "." when empty
+	p = strings.TrimSuffix(p, "x")
+	if s.o.plot {
+		if err := drawPlots(d, d, p, s.stdout, s.stderr); err != nil {
+			return err
+		}
 	}
-	return drawPlots(d, d, strings.TrimSuffix(p, "x"), s.stdout, s.stderr)
+	if s.o.report {
+		out := filepath.Join(d, p+"report.html")
+		if err := report.Write(d, p, out); err != nil {
+			return err
+		}
+		fmt.Fprintf(s.stdout, "report: %s\n", out)
+	}
+	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -158,47 +157,49 @@ func steps(start, end, v []float64) plotter.XYs {
 // and largest (dotted) utilisation over time, as % of capacity. A folder without it (written
 // before simd had the link sampler) falls back to bw.txt's busiest ports, saying so in the
 // title.
-func linkUtilisationPlot(path, bwPath string) (*plot.Plot, vg.Length, error) {
+func linkUtilisationPlot(path, bwPath string) (*figure, error) {
 	series, err := ReadClassSeries(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		p, h, err := linkUtilisation(bwPath)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, fmt.Errorf("no link_classes.csv (written by a run with -plot) and no bw.txt: %w", fs.ErrNotExist)
+			return nil, fmt.Errorf("no link_classes.csv (written by a run with -plot or -report) and no bw.txt: %w", fs.ErrNotExist)
 		}
 		if p != nil {
 			p.Title.Text += " (bw.txt; no link_classes.csv in this folder)"
 		}
-		return p, h, err
+		return plotFigure(p, h, err)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if len(series) == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
-	p := newPlot("Link utilisation by tier: p50 (solid), p90 (dashed), max (dotted)", "time (µs)", "utilisation (% of capacity)")
-	p.Y.Min, p.Y.Max = 0, 105
+	f := &figure{p: newPlot("Link utilisation by tier", "time (µs)", "utilisation (% of capacity)"), height: 5 * vg.Inch}
+	f.p.Y.Min, f.p.Y.Max = 0, 105
 	end := 0.0
 	for i, s := range series {
 		for k, v := range [][]float64{s.P50, s.P90, s.Max} {
 			l, err := plotter.NewLine(steps(s.Start, s.End, v))
 			if err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 			l.Color = plotutil.Color(i)
 			l.Width = vg.Points(1.2)
 			l.Dashes = [][]vg.Length{nil, {vg.Points(5), vg.Points(3)}, {vg.Points(1), vg.Points(2)}}[k]
-			p.Add(l)
+			f.p.Add(l)
 			if k == 0 {
-				p.Legend.Add(fmt.Sprintf("%s (%d links)", s.Label, s.Links), l)
+				f.add(fmt.Sprintf("%s (%d links)", s.Label, s.Links), l)
 			}
 		}
 		end = max(end, s.End[len(s.End)-1])
 	}
-	// The legend sits right of the last bin, outside the data.
-	p.X.Min, p.X.Max = 0, end*1.3
-	p.Legend.Top = true
-	return p, 5 * vg.Inch, nil
+	f.p.X.Min, f.p.X.Max = 0, end
+	f.p.X.Tick.Marker = linearTicks{}
+	f.notes = append(f.notes,
+		"Per tier, in each time bin: the median (solid), the 90th percentile (dashed) and the busiest (dotted) of its links' utilisation.",
+		"Links that carried nothing in the whole run are left out of their tier.")
+	return f, nil
 }
 
 // BusyLink is one row of links.csv, as the busiest_links plot uses it.
@@ -252,13 +253,13 @@ func Busiest(path string) ([]BusyLink, error) {
 
 // busiestLinks draws the busiest links of each tier by name (links.csv): their peak
 // utilisation over a bin and their mean utilisation while busy, % of capacity.
-func busiestLinks(path string) (*plot.Plot, vg.Length, error) {
+func busiestLinks(path string) (*figure, error) {
 	links, err := Busiest(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if len(links) == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
 	n := len(links)
 	peak, busy := make(plotter.Values, n), make(plotter.Values, n)
@@ -269,6 +270,7 @@ func busiestLinks(path string) (*plot.Plot, vg.Length, error) {
 		labels[j] = classLabel(l.Class) + ": " + l.Name
 	}
 	p := newPlot(fmt.Sprintf("The %d busiest links of each tier", BusiestPerClass), "utilisation (% of capacity)", "")
+	f := &figure{p: p, height: barsHeight(n)}
 	w := barWidth(n) / 1.5
 	for k, s := range []struct {
 		name string
@@ -276,19 +278,19 @@ func busiestLinks(path string) (*plot.Plot, vg.Length, error) {
 	}{{"peak (one bin)", peak}, {"mean while busy", busy}} {
 		bc, err := plotter.NewBarChart(s.v, w)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		bc.Horizontal = true
 		bc.Color = plotutil.Color(k)
 		bc.LineStyle.Width = 0
 		bc.Offset = vg.Length(2*k-1) * w / 2
 		p.Add(bc)
-		p.Legend.Add(s.name, bc)
+		f.add(s.name, bc)
 	}
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -1, float64(n)
-	p.X.Min, p.X.Max = 0, 135 // the legend sits right of 100%, outside the bars
-	p.Legend.Top = true
+	p.X.Min, p.X.Max = 0, 105
 	p.Y.Tick.Label.XAlign = draw.XRight
-	return p, barsHeight(n), nil
+	f.notes = append(f.notes, fmt.Sprintf("Per tier, the %d links with the highest peak: the peak is over one time bin of link_classes.csv's width; the mean counts only the time the link carried bytes.", BusiestPerClass))
+	return f, nil
 }

@@ -1,21 +1,11 @@
 package plots
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 )
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // link_classes.csv becomes one step series per class, in class order whatever the file's.
 func TestReadClassSeries(t *testing.T) {
@@ -79,9 +69,9 @@ func TestBusiest(t *testing.T) {
 func TestLinkPlotsFallBack(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"bw.txt": "time, node_id, port_id, bandwidth\n1000, 0, 1, 400\n2000, 0, 1, 200\n"})
-	p, _, err := linkUtilisationPlot(filepath.Join(dir, "link_classes.csv"), filepath.Join(dir, "bw.txt"))
-	if err != nil || p == nil || !strings.Contains(p.Title.Text, "no link_classes.csv") {
-		t.Fatalf("fallback: %v, %v", p, err)
+	f, err := linkUtilisationPlot(filepath.Join(dir, "link_classes.csv"), filepath.Join(dir, "bw.txt"))
+	if err != nil || f == nil || !strings.Contains(f.p.Title.Text, "no link_classes.csv") {
+		t.Fatalf("fallback: %v, %v", f, err)
 	}
 	empty := t.TempDir()
 	res, err := Draw(empty, empty, "")
@@ -98,5 +88,50 @@ func TestLinkPlotsFallBack(t *testing.T) {
 	writeFiles(t, empty, map[string]string{"links.csv": "link,class\n1,nvlink\n"})
 	if _, err := Draw(empty, empty, ""); err == nil || !strings.Contains(err.Error(), "no name column") {
 		t.Errorf("links.csv without its columns: %v", err)
+	}
+}
+
+// The link plots draw their legend in the strip below the plot, with notes saying how to read
+// them, never over the data.
+func TestLinkPlotsLegendOutside(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"link_classes.csv": "start_us,end_us,class,links,mean_util_pct,p50_util_pct,p90_util_pct,max_util_pct\n" +
+			"0.000,2.000,asw-psw,4,10.000,5.000,20.000,40.000\n0.000,2.000,nvlink,8,1.000,0.000,2.000,3.000\n",
+		"links.csv": "link,from,to,class,name,capacity_gbps,bytes,busy_us,mean_util_pct,busy_util_pct,peak_util_pct\n" +
+			"0,0,16,nvlink,server 0 GPU 0 → server 0 NVSwitch 0,2880,100,1.000,1.000,50.000,60.000\n",
+	})
+	u, err := linkUtilisationPlot(filepath.Join(dir, "link_classes.csv"), filepath.Join(dir, "bw.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := busiestLinks(filepath.Join(dir, "links.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]*figure{"link_utilisation": u, "busiest_links": b} {
+		if len(f.legend) == 0 || len(f.notes) == 0 {
+			t.Errorf("%s: %d legend entries in the strip, %d notes", name, len(f.legend), len(f.notes))
+		}
+	}
+}
+
+func TestLinearTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0, 273729, "0 50000 100000 150000 200000 250000"},
+		{0, 1695.126, "0 500 1000 1500"},
+		{0, 0.9, "0.0 0.2 0.4 0.6 0.8"},
+		{0, 10, "0 2 4 6 8 10"},
+	} {
+		var got []string
+		for _, tk := range (linearTicks{}).Ticks(tc.lo, tc.hi) {
+			got = append(got, tk.Label)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("ticks over [%v, %v]: %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
 	}
 }

@@ -1,17 +1,28 @@
 // Package plots draws the plots of a simd output folder from its files (fct.txt,
 // link_classes.csv, links.csv, bw.txt, EndToEnd.csv, compare.csv, summary.json), so that a
-// run's -plot and simd plot DIR share one code path. Each plot is written as NAME.png and
-// NAME.svg, with a title, axis labels with units and a legend; the same files give
-// byte-identical plots.
+// run's -plot, simd plot DIR and the HTML report (Figures) share one code path. Each plot is written as NAME.png and NAME.svg, with a
+// title, axis labels with units, a legend in a strip below the plot (never over the data) and,
+// under it, notes that say what the plot leaves out, cuts or aggregates and how to read it; the
+// same files give byte-identical plots. Every plot's numbers come from a data function
+// (fctData, layerData, compareData) that the tests check, the drawing only lays them out.
 //
 // The plots and the choices behind them:
 //
 //   - fct_slowdown_cdf: the CDF of each flow's slowdown, fct / standalone fct (fct.txt), split by
-//     kind, and for all flows when there are two kinds. fct.txt does not say which flows cross NVLink, so a source–
-//     destination pair is "NVLink (same server)" when its largest flow's standalone FCT implies at
-//     least 1 Tbit/s (size·8 / standalone fct; NICs are slower, NVLink faster) and "network"
-//     otherwise. Flows with a standalone FCT of 0 are left out. Curves of more than 2,000 flows
-//     are drawn through 2,000 evenly spaced quantiles.
+//     kind, and for all flows when there are two kinds. fct.txt does not say which flows cross
+//     NVLink, so a source–destination pair is "NVLink (same server)" when its largest flow's
+//     standalone FCT implies at least 1 Tbit/s (size·8 / standalone fct; NICs are slower, NVLink
+//     faster) and "network" otherwise. The x axis always spans every flow (nothing is cut); it
+//     is logarithmic when the slowdowns span more than LogDecades decades; a note gives the
+//     range, median and P99. Flows with a standalone FCT of 0 are left out, and counted in a
+//     note. Curves of more than 2,000 flows are drawn through 2,000 evenly spaced quantiles.
+//     A dashed line marks slowdown 1. Slowdowns below 1 are real and common: the standalone
+//     FCT is SimAI's formula (netmodel.FCTLog), base RTT + size/bandwidth, whose base RTT
+//     charges a full packet's serialisation at every hop, so the size term counts the first
+//     hop twice and a flow smaller than a packet is charged a whole one; a flow that meets no
+//     contention pays one serialisation of its bytes, its last packet's store-and-forward and
+//     the ACK, and finishes up to about one packet time per hop sooner. The column keeps
+//     SimAI's meaning; a note on the plot says how many flows are below 1 and why.
 //   - link_utilisation: utilisation over time, as % of capacity, of each link class (NVLink,
 //     NIC→ASW, ASW→PSW, ... each direction apart) from link_classes.csv (written by a run with
 //     -plot, in both network models): per class the p50 (solid), p90 (dashed) and largest
@@ -27,10 +38,15 @@
 //     group of that phase's collective as summary.json or compare.csv gives it ("group unknown"
 //     without either), which is how the event report splits its exposed total, so the bars of
 //     a group add up to the report's figure for it. The bubble and PP communication are
-//     whole-iteration figures in EndToEnd.csv, so they make one extra bar, "pipeline". More
-//     than 60 layers are aggregated into 60 bars of consecutive layers, in order.
+//     whole-iteration figures in EndToEnd.csv, so they make one extra bar, "pipeline" (a note
+//     says so). More than 60 layers are aggregated into at most 60 bars of consecutive layers,
+//     in order; the title and a note say how many layers a bar holds.
 //   - compare: analytical vs event time per collective (compare.csv), grouped horizontal bars;
-//     of more than 60 collectives, the 60 with the largest time are drawn, in file order.
+//     of more than 60 collectives, the 60 with the largest time are drawn, in file order, and
+//     the title and a note say so ("60 of 412 collectives, the largest by time") with the
+//     largest and total time of those left out. The time axis is logarithmic when the times
+//     drawn span more than LogDecades decades, as one large data-parallel collective otherwise
+//     flattens every other bar.
 package plots
 
 import (
@@ -65,57 +81,117 @@ type Result struct {
 	Skipped []string
 }
 
+// Figure is one plot of a folder as SVG, for a page that shows it inline.
+type Figure struct {
+	Name  string   // file name without prefix and extension: fct_slowdown_cdf, ...
+	Title string   // the plot's title
+	Notes []string // what the plot leaves out or how to read it, also drawn under it
+	SVG   []byte   // the SVG document, as NAME.svg holds it
+}
+
+// job is one plot: its name, its input file and how to make it from the input's path.
+type job struct {
+	name, input string
+	make        func(string) (*figure, error)
+}
+
+// jobs are the plots of a folder, in order; in names the folder's files under the prefix.
+func jobs(in func(string) string) []job {
+	return []job{
+		{"fct_slowdown_cdf", "fct.txt", fctCDF},
+		{"link_utilisation", "link_classes.csv", func(p string) (*figure, error) { return linkUtilisationPlot(p, in("bw.txt")) }},
+		{"busiest_links", "links.csv", busiestLinks},
+		{"layer_breakdown", "EndToEnd.csv", func(p string) (*figure, error) {
+			return layerBreakdown(p, in("summary.json"), in("compare.csv"))
+		}},
+		{"compare", "compare.csv", comparePlot},
+	}
+}
+
+// made is a plot made from its input.
+type made struct {
+	name string
+	fig  *figure
+}
+
+// build makes the plots of dir under prefix; missing inputs and empty ones are skipped, with
+// the reason.
+func build(dir, prefix string) ([]made, []string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a folder", dir)
+	}
+	in := func(name string) string { return filepath.Join(dir, prefix+name) }
+	var out []made
+	var skipped []string
+	for _, j := range jobs(in) {
+		f, err := j.make(in(j.input))
+		if errors.Is(err, fs.ErrNotExist) {
+			skipped = append(skipped, fmt.Sprintf("%s: no %s", j.name, prefix+j.input))
+			continue
+		}
+		if err != nil {
+			return out, skipped, InputError{err}
+		}
+		if f == nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %s holds nothing to plot", j.name, prefix+j.input))
+			continue
+		}
+		out = append(out, made{j.name, f})
+	}
+	return out, skipped, nil
+}
+
 // Draw reads the output files of dir whose names start with prefix and writes the plots into
 // out (created if needed) under the same prefix. Missing inputs skip their plot; an input that
 // is present but malformed is an error.
 func Draw(dir, out, prefix string) (*Result, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
+	figs, skipped, err := build(dir, prefix)
+	res := &Result{}
+	for _, s := range skipped {
+		if strings.Contains(s, ": no ") {
+			s += " in " + dir
+		}
+		res.Skipped = append(res.Skipped, s)
 	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder", dir)
+	if err != nil {
+		return res, err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
+		return res, err
 	}
-	res := &Result{}
-	in := func(name string) string { return filepath.Join(dir, prefix+name) }
-	type job struct {
-		name, input string
-		make        func(string) (*plot.Plot, vg.Length, error)
-	}
-	jobs := []job{
-		{"fct_slowdown_cdf", "fct.txt", func(p string) (*plot.Plot, vg.Length, error) { return fctCDF(p) }},
-		{"link_utilisation", "link_classes.csv", func(p string) (*plot.Plot, vg.Length, error) { return linkUtilisationPlot(p, in("bw.txt")) }},
-		{"busiest_links", "links.csv", func(p string) (*plot.Plot, vg.Length, error) { return busiestLinks(p) }},
-		{"layer_breakdown", "EndToEnd.csv", func(p string) (*plot.Plot, vg.Length, error) {
-			return layerBreakdown(p, in("summary.json"), in("compare.csv"))
-		}},
-		{"compare", "compare.csv", func(p string) (*plot.Plot, vg.Length, error) { return comparePlot(p) }},
-	}
-	for _, j := range jobs {
-		p, h, err := j.make(in(j.input))
-		if errors.Is(err, fs.ErrNotExist) {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: no %s in %s", j.name, prefix+j.input, dir))
-			continue
-		}
-		if err != nil {
-			return res, InputError{err}
-		}
-		if p == nil {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %s holds nothing to plot", j.name, prefix+j.input))
-			continue
-		}
+	for _, m := range figs {
 		for _, format := range []string{"png", "svg"} {
-			path := filepath.Join(out, prefix+j.name+"."+format)
-			if err := save(p, h, format, path); err != nil {
+			path := filepath.Join(out, prefix+m.name+"."+format)
+			if err := save(m.fig, format, path); err != nil {
 				return res, err
 			}
 			res.Written = append(res.Written, path)
 		}
 	}
 	return res, nil
+}
+
+// Figures makes the plots of dir under prefix as SVG, in the order Draw writes them, and says
+// which it skipped and why (without naming dir, so that the words do not depend on where the
+// folder is).
+func Figures(dir, prefix string) ([]Figure, []string, error) {
+	figs, skipped, err := build(dir, prefix)
+	if err != nil {
+		return nil, skipped, err
+	}
+	out := make([]Figure, 0, len(figs))
+	for _, m := range figs {
+		svg, err := m.fig.svg()
+		if err != nil {
+			return nil, skipped, err
+		}
+		out = append(out, Figure{Name: m.name, Title: m.fig.p.Title.Text, Notes: m.fig.notes, SVG: svg})
+	}
+	return out, skipped, nil
 }
 
 // InputError marks an input file of the folder that could not be read as its format.
@@ -126,9 +202,9 @@ func (e InputError) Unwrap() error { return e.Err }
 
 const width = 8 * vg.Inch
 
-// save writes the plot under a temporary name and renames it.
-func save(p *plot.Plot, h vg.Length, format, path string) error {
-	wt, err := p.WriterTo(width, h, format)
+// save writes the figure under a temporary name and renames it.
+func save(fig *figure, format, path string) error {
+	wt, err := fig.writerTo(format)
 	if err != nil {
 		return err
 	}
@@ -163,17 +239,33 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// fctCDF draws the slowdown CDF of fct.txt.
-func fctCDF(path string) (*plot.Plot, vg.Length, error) {
+// cdfCurve is one curve of the slowdown CDF: a kind of flows and their slowdowns, sorted.
+type cdfCurve struct {
+	name string
+	v    []float64
+}
+
+// cdfData is what the slowdown CDF draws: its curves, its x axis and its notes.
+type cdfData struct {
+	curves []cdfCurve
+	logX   bool
+	lo, hi float64 // the smallest and largest slowdown
+	notes  []string
+}
+
+// fctData reads fct.txt and splits the flows' slowdowns by kind.
+func fctData(path string) (*cdfData, error) {
 	flows, err := readFCT(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	// Classify each (sip, dip) pair by the rate its largest flow's standalone FCT implies.
 	type pair struct{ s, d uint32 }
 	best := map[pair]flow{}
+	zero := 0
 	for _, f := range flows {
 		if f.standaloneNs == 0 {
+			zero++
 			continue
 		}
 		k := pair{f.sip, f.dip}
@@ -195,30 +287,89 @@ func fctCDF(path string) (*plot.Plot, vg.Length, error) {
 		groups["all flows"] = append(groups["all flows"], sd)
 		groups[kind] = append(groups[kind], sd)
 	}
-	if len(groups) == 0 {
-		return nil, 0, nil
+	all := groups["all flows"]
+	if len(all) == 0 {
+		return nil, nil
 	}
-	p := newPlot("FCT slowdown CDF", "slowdown (fct / standalone fct, ×)", "fraction of flows")
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Y.Min, p.Y.Max = 0, 1
-	for i, name := range []string{"all flows", "NVLink (same server)", "network"} {
+	sort.Float64s(all)
+	d := &cdfData{}
+	for _, name := range []string{"all flows", "NVLink (same server)", "network"} {
 		v := groups[name]
 		if len(v) == 0 || name == "all flows" && len(groups) < 3 {
 			continue // all flows are of one kind: its curve is the same
 		}
 		sort.Float64s(v)
-		l, err := plotter.NewLine(cdfPoints(v))
+		d.curves = append(d.curves, cdfCurve{name, v})
+	}
+	_, _, decades := logSpan(all)
+	d.lo, d.hi = all[0], all[len(all)-1]
+	d.logX = decades > LogDecades && d.lo > 0
+	scale := "linear"
+	if d.logX {
+		scale = "logarithmic"
+	}
+	d.notes = append(d.notes, fmt.Sprintf("x axis (%s): the whole range, slowdown %s× to %s× (median %s×, P99 %s×).",
+		scale, num(d.lo), num(d.hi), num(quantile(all, 0.5)), num(quantile(all, 0.99))))
+	below := sort.SearchFloat64s(all, 1)
+	if below > 0 {
+		d.notes = append(d.notes, fmt.Sprintf("%d of %d flows (%s%%) have a slowdown below 1: fct.txt's standalone FCT is SimAI's "+
+			"formula, base RTT + size/bandwidth, whose base RTT charges a full packet's serialisation at every hop (the size "+
+			"term counts the first hop again, and a flow smaller than a packet sends less): a flow that meets no contention "+
+			"finishes up to about one full packet time per hop sooner.",
+			below, len(all), num(100*float64(below)/float64(len(all)))))
+	}
+	if zero > 0 {
+		d.notes = append(d.notes, fmt.Sprintf("%d flows with a standalone FCT of 0 are left out.", zero))
+	}
+	if len(all) > MaxCDFPoints {
+		d.notes = append(d.notes, fmt.Sprintf("Curves of more than %d flows are drawn through %d evenly spaced quantiles.", MaxCDFPoints, MaxCDFPoints))
+	}
+	return d, nil
+}
+
+// quantile is the q-quantile of sorted v (the smallest value with at least q of v at or below it).
+func quantile(v []float64, q float64) float64 {
+	k := int(math.Ceil(q*float64(len(v)))) - 1
+	return v[max(0, min(k, len(v)-1))]
+}
+
+// num formats x with 3 significant digits.
+func num(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
+
+// fctCDF draws the slowdown CDF of fct.txt.
+func fctCDF(path string) (*figure, error) {
+	d, err := fctData(path)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	p := newPlot("FCT slowdown CDF", "slowdown (fct / standalone fct, ×)", "fraction of flows")
+	p.Y.Min, p.Y.Max = 0, 1
+	f := &figure{p: p, notes: d.notes, height: 5 * vg.Inch}
+	if d.logX {
+		setLogX(p, d.lo, d.hi)
+	}
+	for i, c := range d.curves {
+		l, err := plotter.NewLine(cdfPoints(c.v))
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		l.Color = plotutil.Color(i)
 		l.Width = vg.Points(1.5)
 		l.StepStyle = plotter.PostStep
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (%d)", name, len(v)), l)
+		f.add(fmt.Sprintf("%s (%d)", c.name, len(c.v)), l)
 	}
-	return p, 5 * vg.Inch, nil
+	if d.lo < 1 && d.hi > 1 {
+		ref, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 0}, {X: 1, Y: 1}})
+		if err != nil {
+			return nil, err
+		}
+		ref.Color = color.Gray{Y: 0x80}
+		ref.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(ref)
+		f.add("slowdown 1: the standalone FCT", ref)
+	}
+	return f, nil
 }
 
 // cdfPoints gives the empirical CDF of sorted v, through at most MaxCDFPoints quantiles.
@@ -352,19 +503,26 @@ func LayerTotals(dir, prefix string) (map[string]float64, error) {
 	return out, nil
 }
 
-// layerBreakdown draws EndToEnd.csv's layers as stacked bars.
-func layerBreakdown(path, summaryPath, comparePath string) (*plot.Plot, vg.Length, error) {
+// layerBars are the bars of the layer plot: a name and the segments' µs per bar, top down.
+type layerBars struct {
+	names []string
+	bars  [][]float64
+	step  int // layers per bar
+	notes []string
+}
+
+// layerData reads EndToEnd.csv and makes the bars of the layer plot.
+func layerData(path, summaryPath, comparePath string) (*layerBars, error) {
 	e, per, err := layerValues(path, summaryPath, comparePath)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if len(e.layers) == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
 	// Aggregate consecutive layers into at most MaxBars bars.
 	step := (len(per) + MaxBars - 1) / MaxBars
-	var names []string
-	var bars [][]float64
+	d := &layerBars{step: step}
 	for a := 0; a < len(per); a += step {
 		b := min(a+step, len(per))
 		v := make([]float64, len(segments))
@@ -374,36 +532,55 @@ func layerBreakdown(path, summaryPath, comparePath string) (*plot.Plot, vg.Lengt
 			}
 		}
 		if b-a == 1 {
-			names = append(names, fmt.Sprintf("%d %s", a, e.layers[a].name))
+			d.names = append(d.names, fmt.Sprintf("%d %s", a, e.layers[a].name))
 		} else {
-			names = append(names, fmt.Sprintf("layers %d–%d", a, b-1))
+			d.names = append(d.names, fmt.Sprintf("layers %d–%d", a, b-1))
 		}
-		bars = append(bars, v)
+		d.bars = append(d.bars, v)
+	}
+	if step > 1 {
+		last := len(per) - (len(d.bars)-1)*step
+		note := fmt.Sprintf("%d layers aggregated into %d bars of %d consecutive layers each", len(per), len(d.bars), step)
+		if last != step {
+			note += fmt.Sprintf(" (the last of %d)", last)
+		}
+		d.notes = append(d.notes, note+"; a bar is the sum of its layers.")
 	}
 	if e.bubble > 0 || e.ppComm > 0 {
 		v := make([]float64, len(segments))
 		v[5], v[7] = e.ppComm, e.bubble
-		names = append(names, "pipeline")
-		bars = append(bars, v)
+		d.names = append(d.names, "pipeline")
+		d.bars = append(d.bars, v)
+		d.notes = append(d.notes, "The pipeline bar is the whole iteration's bubble and exposed PP communication, which EndToEnd.csv does not split by layer.")
+	}
+	return d, nil
+}
+
+// layerBreakdown draws EndToEnd.csv's layers as stacked bars.
+func layerBreakdown(path, summaryPath, comparePath string) (*figure, error) {
+	d, err := layerData(path, summaryPath, comparePath)
+	if err != nil || d == nil {
+		return nil, err
 	}
 	// Horizontal bars listed top-down: reverse so the first layer is at the top.
-	n := len(bars)
+	n := len(d.bars)
 	rev := func(k int) plotter.Values {
 		vals := make(plotter.Values, n)
-		for i := range bars {
-			vals[n-1-i] = bars[i][k]
+		for i := range d.bars {
+			vals[n-1-i] = d.bars[i][k]
 		}
 		return vals
 	}
 	labels := make([]string, n)
-	for i := range names {
-		labels[n-1-i] = names[i]
+	for i := range d.names {
+		labels[n-1-i] = d.names[i]
 	}
 	title := "Time per layer"
-	if step > 1 {
-		title += fmt.Sprintf(" (%d layers per bar)", step)
+	if d.step > 1 {
+		title += fmt.Sprintf(" (%d layers per bar)", d.step)
 	}
 	p := newPlot(title, "time (µs)", "layer")
+	f := &figure{p: p, notes: d.notes, height: barsHeight(n)}
 	var below *plotter.BarChart
 	for k, name := range segments {
 		vals := rev(k)
@@ -416,7 +593,7 @@ func layerBreakdown(path, summaryPath, comparePath string) (*plot.Plot, vg.Lengt
 		}
 		bc, err := plotter.NewBarChart(vals, barWidth(n))
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		bc.Horizontal = true
 		bc.Color = segmentColor(k)
@@ -426,30 +603,15 @@ func layerBreakdown(path, summaryPath, comparePath string) (*plot.Plot, vg.Lengt
 		}
 		below = bc
 		p.Add(bc)
-		p.Legend.Add(name, bc)
+		f.add(name, bc)
 	}
 	if below == nil {
-		return nil, 0, nil
+		return nil, nil
 	}
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -1, float64(n)
-	p.Legend.Top = true
 	p.X.Min = 0
-	p.X.Max = legendRoom(bars)
-	return p, barsHeight(n), nil
-}
-
-// legendRoom is the x-axis end that leaves the legend room to the right of the longest bar.
-func legendRoom(bars [][]float64) float64 {
-	m := 0.0
-	for _, v := range bars {
-		t := 0.0
-		for _, x := range v {
-			t += x
-		}
-		m = max(m, t)
-	}
-	return m * 1.35
+	return f, nil
 }
 
 func segmentColor(k int) color.Color { return plotutil.Color(k) }
@@ -462,63 +624,99 @@ func barsHeight(n int) vg.Length {
 	return max(5*vg.Inch, vg.Length(vg.Length(n)*barWidth(n)*1.6)+2*vg.Inch)
 }
 
-// comparePlot draws analytical vs event time per collective from compare.csv.
-func comparePlot(path string) (*plot.Plot, vg.Length, error) {
+// compareBars are the collectives the compare plot draws, in file order, and how.
+type compareBars struct {
+	rows   []compareRow
+	total  int // collectives in compare.csv
+	logX   bool
+	lo, hi float64 // the smallest and largest positive time drawn, µs
+	notes  []string
+}
+
+// compareData reads compare.csv and picks the collectives to draw: of more than MaxBars, the
+// MaxBars largest by time (the larger of analytical and event).
+func compareData(path string) (*compareBars, error) {
 	rows, err := readCompare(path)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if len(rows) == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
+	d := &compareBars{total: len(rows)}
+	big := func(r compareRow) float64 { return max(r.analyticalUs, r.eventUs) }
 	if len(rows) > MaxBars {
 		idx := make([]int, len(rows))
 		for i := range idx {
 			idx[i] = i
 		}
-		big := func(r compareRow) float64 { return max(r.analyticalUs, r.eventUs) }
 		sort.SliceStable(idx, func(a, b int) bool { return big(rows[idx[a]]) > big(rows[idx[b]]) })
+		var restMax, restSum float64
+		for _, k := range idx[MaxBars:] {
+			restMax = max(restMax, big(rows[k]))
+			restSum += big(rows[k])
+		}
 		idx = idx[:MaxBars]
 		sort.Ints(idx)
 		kept := make([]compareRow, len(idx))
 		for i, k := range idx {
 			kept[i] = rows[k]
 		}
+		d.notes = append(d.notes, fmt.Sprintf("%d of %d collectives, the largest by time; the %d others take at most %s µs each, %s µs in all (a collective's time is the larger of its analytical and event times; bars in file order).",
+			MaxBars, len(rows), len(rows)-MaxBars, num(restMax), num(restSum)))
 		rows = kept
 	}
-	n := len(rows)
-	an, ev := make(plotter.Values, n), make(plotter.Values, n)
+	d.rows = rows
+	var all []float64
+	for _, r := range rows {
+		all = append(all, r.analyticalUs, r.eventUs)
+	}
+	lo, hi, decades := logSpan(all)
+	d.lo, d.hi = lo, hi
+	if decades > LogDecades {
+		d.logX = true
+		d.notes = append(d.notes, fmt.Sprintf("Time axis logarithmic: the times span %s µs to %s µs, %.1f decades.", num(lo), num(hi), decades))
+	}
+	return d, nil
+}
+
+// comparePlot draws analytical vs event time per collective from compare.csv.
+func comparePlot(path string) (*figure, error) {
+	d, err := compareData(path)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	n := len(d.rows)
+	an, ev := make([]float64, n), make([]float64, n)
 	labels := make([]string, n)
-	for i, r := range rows {
+	for i, r := range d.rows {
 		j := n - 1 - i
 		an[j], ev[j] = max(r.analyticalUs, 0), max(r.eventUs, 0)
 		labels[j] = strings.TrimSpace(fmt.Sprintf("%d %s %s %s", r.layer, r.phase, r.op, r.group))
 	}
-	p := newPlot("Analytical vs event time per collective", "time (µs)", "collective (layer phase op group)")
+	title := "Analytical vs event time per collective"
+	if n < d.total {
+		title += fmt.Sprintf(" (%d of %d, the largest)", n, d.total)
+	}
+	p := newPlot(title, "time (µs)", "collective (layer phase op group)")
+	f := &figure{p: p, notes: d.notes, height: barsHeight(n)}
+	base := 0.0
+	if d.logX {
+		setLogX(p, d.lo, d.hi)
+		base = p.X.Min
+	} else {
+		p.X.Min = 0
+	}
 	w := barWidth(n) / 1.5
 	for k, s := range []struct {
 		name string
-		v    plotter.Values
+		v    []float64
 	}{{"analytical", an}, {"event", ev}} {
-		bc, err := plotter.NewBarChart(s.v, w)
-		if err != nil {
-			return nil, 0, err
-		}
-		bc.Horizontal = true
-		bc.Color = plotutil.Color(k)
-		bc.LineStyle.Width = 0
-		bc.Offset = vg.Length(2*k-1) * w / 2
-		p.Add(bc)
-		p.Legend.Add(s.name, bc)
+		b := &hbars{vals: s.v, base: base, width: w, offset: vg.Length(2*k-1) * w / 2, color: plotutil.Color(k)}
+		p.Add(b)
+		f.add(s.name, b)
 	}
 	p.NominalY(labels...)
 	p.Y.Min, p.Y.Max = -1, float64(n)
-	p.Legend.Top = true
-	p.X.Min = 0
-	var longest [][]float64
-	for i := range an {
-		longest = append(longest, []float64{max(an[i], ev[i])})
-	}
-	p.X.Max = legendRoom(longest)
-	return p, barsHeight(n), nil
+	return f, nil
 }

@@ -129,6 +129,7 @@ func readEndToEnd(path string) (*endToEnd, error) {
 	r := csv.NewReader(strings.NewReader(string(data)))
 	r.FieldsPerRecord = -1
 	r.TrimLeadingSpace = true
+	r.Comment = '#' // a stopped run's "# incomplete: ..." line
 	recs, err := r.ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
