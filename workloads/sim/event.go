@@ -71,6 +71,10 @@ type Attachments struct {
 	Attach func(*netmodel.Simulator) error
 	// Watch is called between two events every few thousand events.
 	Watch func(Status)
+	// Ended is called, from an engine event, when the workload's iteration has ended (every
+	// job's last, for several jobs): the simulator may go on past it (the monitors sample up
+	// to MON_END), but what the run did is over. A stopped run does not call it.
+	Ended func()
 }
 
 // simulator builds a run's scheduler and the simulator SimAI.conf conf asks for over fab (see
@@ -181,13 +185,15 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 	}
 	began := time.Now()
 	runner := workloads.NewRunner(s.in.Workload, s.layout, sched, net)
+	runner.Start(sched.Now(), att.Ended)
 	status := func() Status {
 		done, total := runner.Progress()
 		return Status{Events: sched.Processed(), Now: sched.Now(), Done: done, Total: total,
 			FlowsDone: sim.Progress(), Flows: est.Flows, Started: sim.Flows() > 0}
 	}
 	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, status)
-	res, err := runner.Run()
+	sched.Run()
+	res, err := runner.Result()
 	stopped := g.finish()
 	wall := time.Since(began)
 	if stopped != nil {

@@ -116,7 +116,15 @@ func (fs *Files) Write(std string, data []byte) (string, error) {
 // Attachments are the attachments that write the run's streamed files: on Open pfc.txt, if
 // SimAI.conf asks for it, and on Attach the FCT log and the monitors.
 func (fs *Files) Attachments() Attachments {
-	return Attachments{Open: fs.openPFC, Attach: fs.attach}
+	return Attachments{Open: fs.openPFC, Attach: fs.attach, Ended: fs.ended}
+}
+
+// ended stops the link sampler at the end of the workload's run: links.csv and
+// link_classes.csv cover the run, not the monitors' sampling after it.
+func (fs *Files) ended() {
+	if fs.links != nil {
+		fs.links.Finish()
+	}
 }
 
 // openPFC opens pfc.txt, if it is on, and returns its log.

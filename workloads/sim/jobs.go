@@ -142,13 +142,19 @@ func RunJobs(ctx context.Context, jobs []Job, opt EventOptions, att Attachments)
 		return nil, err
 	}
 	runs := make([]*jobRun, len(jobs))
+	running := len(jobs) // jobs with iterations to go
+	jobEnded := func() {
+		if running--; running == 0 && att.Ended != nil {
+			att.Ended()
+		}
+	}
 	for i, j := range jobs {
 		net := &collectiveNetwork{s: sched, sim: sim, sel: sel, w: j.Sim.in.Workload, layout: j.Sim.layout, total: fab.TotalGPUs(), chunks: opt.Chunks,
 			latency: latency(opt.SendLatency), dispatch: opt.EPDispatch, model: opt.DispatchModel}
 		if net.dispatch != 0 {
 			net.model.Seed ^= opt.Seed
 		}
-		jr := &jobRun{job: j, net: net, s: sched}
+		jr := &jobRun{job: j, net: net, s: sched, ended: jobEnded}
 		jr.steps = len(j.Sim.in.Workload.Plan())
 		jr.next(j.Start)
 		runs[i] = jr
@@ -221,6 +227,7 @@ type jobRun struct {
 	runner  *workloads.Runner
 	runners []*workloads.Runner
 	starts  []engine.Time
+	ended   func() // called when the job's last iteration ends
 }
 
 // next begins the job's next iteration at time at.
@@ -232,6 +239,8 @@ func (jr *jobRun) next(at engine.Time) {
 	r.Start(at, func() {
 		if len(jr.runners) < jr.job.Iterations {
 			jr.next(jr.s.Now())
+		} else {
+			jr.ended()
 		}
 	})
 }
