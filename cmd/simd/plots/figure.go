@@ -249,7 +249,7 @@ func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
 		prec = int(math.Ceil(-math.Log10(step)))
 	}
 	var ticks []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+	for v := float64(math.Ceil(lo/step) * step); v <= hi+float64(step*1e-9); v += step {
 		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', prec, 64)})
 	}
 	return ticks
