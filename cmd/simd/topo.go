@@ -146,7 +146,7 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 		}},
 		{"Segments", []topoFlag{
 			{[]string{"-bw", "--bandwidth"}, "RATE", "GPU–ASW (NIC) rate, also written into the file name", "400Gbps; AlibabaHPN, DCN+ --dt: 200Gbps", str(&o.NICRate)},
-			{[]string{"-asn", "--asw_switch_num"}, "N", "ASW count; the generator recomputes it from -g and warns (on stderr) when it differs", "8; AlibabaHPN: 240", num(&o.ASWs)},
+			{[]string{"-asn", "--asw_switch_num"}, "N", "ASW count: it follows from -g, -gps, -npa and the wiring, so the file always has the count the fabric needs; an -asn that differs gets a warning on stderr saying why (SimAI's generator defaults -asn to 8 and warns even then)", "the count the fabric needs", num(&o.ASWs)},
 			{[]string{"-npa", "--nics_per_aswitch"}, "N", "NICs per ASW: a segment holds npa·gps GPUs rail-optimised, npa otherwise", "64; AlibabaHPN, DCN+ --dt: 128", num(&o.NICsPerASW)},
 		}},
 		{"Pod", []topoFlag{
@@ -290,7 +290,7 @@ Usage:
   simd topo [-topo Spectrum-X|AlibabaHPN|DCN+] [--ro] [--dt] [--dp] [-g N] [flags] [-o DIR]
 
 The flags, their defaults, the file name and the file's bytes are the generator's. The file is
-written to DIR; the generator's lines go to stdout and its -asn warning to stderr. Flags take
+written to DIR; the generator's lines go to stdout and a warning about -asn to stderr. Flags take
 one dash or two. Rates and delays are ns-3 strings (400Gbps, 1.6Tbps, 0.0005ms) copied into the
 file verbatim. Exit status: 0 success; 2 bad flags or a topology the generator refuses (nothing
 is written); 1 other failures.
