@@ -23,11 +23,9 @@ import (
 // command line would give them and run by execute (workloads/sim underneath), each generated
 // topology by runTopo.
 
-const sweepUsage = `Usage:
-  simd sweep SPEC.yaml -o DIR [-shard i/n | -shards N] [-j N]
-  simd sweep merge DIR... [-o table.csv]
+var sweepForms = []string{"simd sweep SPEC.yaml -o DIR [-shard i/n | -shards N] [-j N]", "simd sweep merge DIR... [-o table.csv]"}
 
-simd sweep expands the spec's grid (workloads × topologies × overrides × modes, nested in that
+const sweepAbout = `simd sweep expands the spec's grid (workloads × topologies × overrides × modes, nested in that
 order, the mode varying fastest) into runs numbered from 0 and executes run k in DIR/run-%04d:
 the topology is generated there (or a file is used as it is), SimAI.conf with the overrides
 applied is written there, the run's outputs go to out/, its console to stdout.txt and
@@ -53,10 +51,7 @@ run, sorted by run index: parameters, exit code, iteration, compute and exposed 
 (total and per group) in µs, wall-clock seconds. A run index found twice is an error.
 
 Exit status: 0 every run succeeded, 1 some failed (the sweep goes on; their manifests say why),
-2 bad spec or usage.
-
-Flags:
-`
+2 bad spec or usage.`
 
 // sweepCommand is a parsed simd sweep command line.
 type sweepCommand struct {
@@ -73,7 +68,7 @@ func sweepFlagSet(c *sweepCommand) *flag.FlagSet {
 	fs.Usage = func() {}
 	fs.StringVar(&c.out, "o", "", "output `DIR` of the runs (required)")
 	fs.StringVar(&c.shard, "shard", "", "run only shard `i/n` (0 ≤ i < n): the runs k with k mod n = i")
-	fs.Var(decimalInt{&c.shards}, "shards", "shard count `N` when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (default SLURM_ARRAY_TASK_COUNT)")
+	fs.Var(decimalInt{&c.shards}, "shards", "shard count `N` when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (0: SLURM_ARRAY_TASK_COUNT)")
 	fs.Var(decimalInt{&c.jobs}, "j", "run up to `N` runs at once (the results do not depend on it)")
 	return fs
 }
@@ -94,12 +89,19 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func printSweepHelp(w io.Writer) {
-	fmt.Fprint(w, sweepUsage)
 	c := sweepCommand{jobs: 1}
-	fs := sweepFlagSet(&c)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fmt.Fprintln(w, "\nsimd sweep merge flags:\n  -o table.csv\n    \twrite the table there (atomically) instead of stdout")
+	help(w, sweepForms, sweepAbout, sweepFlagSet(&c))
+	fmt.Fprintln(w, "\nFlags of simd sweep merge:")
+	writeFlags(w, sweepMergeFlagSet(new(string)))
+}
+
+// sweepMergeFlagSet defines simd sweep merge's flags.
+func sweepMergeFlagSet(out *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("simd sweep merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(out, "o", "", "write the table to `table.csv` (atomically) instead of stdout")
+	return fs
 }
 
 // runSweep is simd sweep: it returns the exit status. A signal stops the runs under way cleanly
@@ -265,11 +267,8 @@ func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sw
 
 // runSweepMerge is simd sweep merge.
 func runSweepMerge(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simd sweep merge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	out := fs.String("o", "", "")
-	dirs, err := parseInterleaved(fs, args)
+	out := new(string)
+	dirs, err := parseInterleaved(sweepMergeFlagSet(out), args)
 	if errors.Is(err, flag.ErrHelp) {
 		printSweepHelp(stdout)
 		return exitOK

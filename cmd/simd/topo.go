@@ -284,29 +284,25 @@ func (c *topoCommand) generate(stdout, stderr io.Writer) error {
 // topoHelpText is simd topo -h: every flag with its aliases, meaning and default.
 func topoHelpText() string {
 	var b strings.Builder
-	b.WriteString(`simd topo — write a SimAI topology file, as SimAI's gen_Topo_Template.py does.
-
-Usage:
-  simd topo [-topo Spectrum-X|AlibabaHPN|DCN+] [--ro] [--dt] [--dp] [-g N] [flags] [-o DIR]
-
-The flags, their defaults, the file name and the file's bytes are the generator's. The file is
-written to DIR; the generator's lines go to stdout and a warning about -asn to stderr. Flags take
-one dash or two. Rates and delays are ns-3 strings (400Gbps, 1.6Tbps, 0.0005ms) copied into the
-file verbatim. Exit status: 0 success; 2 bad flags or a topology the generator refuses (nothing
-is written); 1 other failures.
+	writeUsage(&b, "simd topo [-topo Spectrum-X|AlibabaHPN|DCN+] [--ro] [--dt] [--dp] [-g N] [flags] [-o DIR]",
+		"simd topo -info FILE [-paths SRC,DST [-path-limit N]]")
+	b.WriteString(`
+simd topo writes a SimAI topology file, as SimAI's gen_Topo_Template.py does: the flags, their
+defaults, the file name and the file's bytes are the generator's. The file is written to DIR;
+the generator's lines go to stdout and a warning about -asn to stderr. simd topo -info describes
+an existing file instead. Flags take one dash or two. Rates and delays are ns-3 strings
+(400Gbps, 1.6Tbps, 0.0005ms) copied into the file verbatim. Exit status: 0 success; 2 bad flags
+or a topology the generator refuses (nothing is written); 1 other failures.
 `)
 	var r topoRaw
 	_, groups := newTopoFlagSet(&r)
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n%s:\n", g.title)
 		for _, f := range g.flags {
-			head := strings.Join(f.names, ", ")
-			if f.arg != "" {
-				head += " " + f.arg
-			}
-			fmt.Fprintf(&b, "  %s\n      %s (default: %s)\n", head, f.usage, f.def)
+			writeFlag(&b, strings.Join(f.names, ", "), f.arg, f.usage, f.def)
 		}
 	}
-	b.WriteString("\n  -h, --help\n      print this help\n")
+	b.WriteString("\n")
+	writeFlag(&b, "-h, --help", "", "print this help", "")
 	return b.String()
 }
