@@ -165,7 +165,7 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 			{[]string{"-o"}, "DIR", "folder to write the file into, under the generator's name", "the current folder", str(&r.outDir)},
 		}},
 		{"Inspecting a topology file (instead of generating one)", []topoFlag{
-			{[]string{"-info"}, "FILE", "print the topology's node counts by kind, link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", "none", str(&r.info)},
+			{[]string{"-info"}, "FILE", "print the topology's node counts by kind, a GPU's NIC (its ports — 2 on a dual-ToR fabric, each to a different ToR, else 1 — with the rate of a port and of the NIC), link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", "none", str(&r.info)},
 			{[]string{"-paths"}, "SRC,DST", "with -info: also list the equal-cost paths between GPUs SRC and DST", "none", str(&r.paths)},
 			{[]string{"-path-limit"}, "N", "with -info -paths: list at most N paths", "16", num(&r.pathLimit)},
 		}},
