@@ -40,7 +40,7 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.out, "o", "", "also write OUT/metrics.json to the folder `OUT`, created if needed")
 	fs.BoolVar(&o.stages, "stages", false, "with -plan fast: print each layer's Birkhoff stages")
 	fs.StringVar(&o.mode, "mode", "estimate", "`MODE`: estimate (the closed forms of -model) or event (every plan as a flow DAG on the fabric of -n)")
-	fs.StringVar(&o.topology, "n", "", "event mode: SimAI topology file `TOPO` (default: a Spectrum-X fabric of the workload's GPUs, 8 per server, 400 Gb/s NICs)")
+	fs.StringVar(&o.topology, "n", "", "SimAI topology file `TOPO`: the estimates take the NVLink and network bandwidth per GPU from it (without it: the workload's config.json), the event mode runs on it (without it: a Spectrum-X fabric of the workload's GPUs, 8 per server, 400 Gb/s NICs)")
 	fs.StringVar(&o.conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
 	fs.Uint64Var(&o.seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
 	fs.StringVar(&o.completion, "completion", "ack", "event mode: when a transfer is done, `RULE` ack (SimAI's: the sender has the ACK of its last packet) or arrival (its last byte reaches the receiver)")
@@ -113,6 +113,17 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	var stop error
 	switch o.mode {
 	case "estimate":
+		bw := sim.ConfigBandwidths(&cfg, o.dir)
+		if o.topology != "" {
+			t, err := sim.MoETopology(o.topology, &cfg)
+			if err != nil {
+				return err
+			}
+			if bw, err = sim.MoEBandwidthsOf(t, o.topology); err != nil {
+				return err
+			}
+			bw.Apply(&cfg)
+		}
 		var each func(moe.LayerResult) error
 		if o.stages {
 			each = func(r moe.LayerResult) error { return r.WriteStages(w) }
@@ -121,6 +132,9 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 			return err
 		}
 		if err := m.WriteText(w, kind, model); err != nil {
+			return err
+		}
+		if err := bw.WriteText(w); err != nil {
 			return err
 		}
 	case "event":
