@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -68,14 +67,9 @@ func (r *MoEResult) WriteText(w io.Writer, kind moe.Kind) error {
 func MoETopology(path string, cfg *moe.Config) (*topo.Topology, error) {
 	var t *topo.Topology
 	if path != "" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, BadInputf("-n: %v", err)
-		}
-		t, err = topo.Parse(f, path)
-		f.Close()
-		if err != nil {
-			return nil, BadInput(err)
+		var err error
+		if t, err = readTopology(path, "-n"); err != nil {
+			return nil, err
 		}
 	} else {
 		var err error
