@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -46,7 +48,7 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	if o.lang != "en" && o.lang != "ja" {
 		return nil, badInputf("-l %q: expected en or ja", o.lang)
 	}
-	if s.conf, err = loadConf(o, log); err != nil {
+	if s.conf, err = loadConf(o.conf, log); err != nil {
 		return nil, err
 	}
 	if s.w, s.wname, err = loadWorkload(o, log, stdout); err != nil {
@@ -146,22 +148,15 @@ func logWarnings(log *zap.Logger, warns []*lex.Error) {
 
 // loadConf reads -c, or the shipped SimAI.conf. The analytical mode does not use it, but a
 // broken file is reported now rather than when the event mode needs it.
-func loadConf(o *options, log *zap.Logger) (configs.SimAIConf, error) {
-	if o.conf == "" {
-		c, err := configs.ShippedSimAIConf()
-		return c, err
-	}
-	f, err := os.Open(o.conf)
-	if err != nil {
-		return configs.SimAIConf{}, badInputf("-c: %v", err)
-	}
-	defer f.Close()
-	c, warns, err := configs.ParseSimAIConf(f, o.conf)
+func loadConf(path string, log *zap.Logger) (configs.SimAIConf, error) {
+	c, warns, err := configs.ReadSimAIConf(path)
 	logWarnings(log, warns)
 	if err != nil {
-		return c, badInput(err)
+		return c, flagInputError("-c", err)
 	}
-	log.Debug("SimAI.conf read; the analytical mode does not use it", zap.String("file", o.conf))
+	if path != "" {
+		log.Debug("SimAI.conf read; the analytical mode does not use it", zap.String("file", path))
+	}
 	return c, nil
 }
 
@@ -169,22 +164,12 @@ func loadConf(o *options, log *zap.Logger) (configs.SimAIConf, error) {
 func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Workload, string, error) {
 	name := o.workload
 	if name == "" {
-		name = "example:" + defaultExample
+		name = configs.ExamplePrefix + defaultExample
 		fmt.Fprintf(stdout, "no -w given: running the shipped example %s\n", defaultExample)
 	}
-	var data []byte
-	if ex, ok := strings.CutPrefix(name, "example:"); ok {
-		d, found := configs.ExampleWorkload(ex)
-		if !found {
-			return nil, "", badInputf("-w %s: no such example (there are %s)", name, strings.Join(configs.ExampleWorkloadNames(), ", "))
-		}
-		data, name = d, ex
-	} else {
-		d, err := os.ReadFile(name)
-		if err != nil {
-			return nil, "", badInputf("-w: %v", err)
-		}
-		data = d
+	data, name, err := configs.ReadWorkloadText(name)
+	if err != nil {
+		return nil, "", flagInputError("-w", err)
 	}
 	w, warns, err := workloads.ParseWith(bytes.NewReader(data), name, workloads.ParseOptions{AllowShortCount: o.allowShortWorkload})
 	logWarnings(log, warns)
@@ -192,6 +177,21 @@ func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Wor
 		return nil, "", badInput(err)
 	}
 	return w, name, nil
+}
+
+// flagInputError is an error reading the file flag names as bad input: "-c: open ...: no such
+// file" for a file that cannot be read, "-w example:X: no such example" for an unknown example,
+// the parser's file:line message otherwise.
+func flagInputError(flag string, err error) error {
+	var pe *fs.PathError
+	var ue configs.UnknownExampleError
+	switch {
+	case errors.As(err, &pe):
+		return badInputf("%s: %v", flag, err)
+	case errors.As(err, &ue):
+		return badInputf("%s %v", flag, err)
+	}
+	return badInput(err)
 }
 
 // clusterRequest is what the command line says about the cluster: -n and the flags given.
