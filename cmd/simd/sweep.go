@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -281,24 +280,9 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simd sweep merge: expected the sweep folders (simd sweep -h)")
 		return exitBadInput
 	}
-	ms, err := sweep.ReadManifests(dirs)
-	if err != nil {
-		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
-		return exitBadInput
+	n, err := sweep.Merge(dirs, *out, stdout)
+	if err == nil && *out != "" {
+		fmt.Fprintf(stdout, "%d runs: %s\n", n, *out)
 	}
-	var buf bytes.Buffer
-	if err := sweep.WriteTable(&buf, ms); err != nil {
-		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
-		return exitFailure
-	}
-	if *out == "" {
-		stdout.Write(buf.Bytes())
-		return exitOK
-	}
-	if err := sim.WriteFileAtomic(*out, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err }); err != nil {
-		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
-		return exitFailure
-	}
-	fmt.Fprintf(stdout, "%d runs: %s\n", len(ms), *out)
-	return exitOK
+	return exitStatus("simd sweep merge", err, stderr)
 }
