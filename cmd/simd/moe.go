@@ -5,9 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"simd/workloads/moe"
@@ -36,62 +34,24 @@ Commands:
         latency, traffic and bandwidth summary, -o OUT also writes OUT/metrics.json
         (simd moe run -h lists its flags)`
 
-// number is a numeric flag: an int or a uint64 read in decimal only (flag.Int would take 010
-// as octal), or a finite float64.
-type number[T int | uint64 | float64] struct{ p *T }
-
-// decimalInt is an int flag read in decimal only.
-type decimalInt = number[int]
-
-func (v number[T]) String() string {
-	if v.p == nil {
-		return "0"
-	}
-	return fmt.Sprint(*v.p)
-}
-
-func (v number[T]) Set(s string) error {
-	switch p := any(v.p).(type) {
-	case *int:
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return errors.New("expected an integer")
-		}
-		*p = n
-	case *uint64:
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return errors.New("expected an integer from 0 to 18446744073709551615")
-		}
-		*p = n
-	case *float64:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return errors.New("expected a finite number")
-		}
-		*p = f
-	}
-	return nil
-}
-
 // moeGenFlagSet defines simd moe gen's flags on cfg and out, which hold the defaults.
 func moeGenFlagSet(cfg *moe.Config, out *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("simd moe gen", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Var(decimalInt{&cfg.Nodes}, "nodes", "`N` nodes (servers)")
-	fs.Var(decimalInt{&cfg.GPUsPerNode}, "gps", "`G` GPUs per node; GPU g is on node g / G")
-	fs.Var(decimalInt{&cfg.ExpertsPerGPU}, "experts-per-gpu", "`E` experts per GPU; expert e is on GPU e / E")
-	fs.Var(decimalInt{&cfg.SeqLen}, "seq-len", "`L` tokens per sequence")
-	fs.Var(decimalInt{&cfg.Batch}, "batch", "`B` sequences per batch; each layer routes L × B tokens, spread evenly over the GPUs (the remainder one each to GPUs drawn at random)")
-	fs.Var(decimalInt{&cfg.TopK}, "top-k", "`K` distinct experts per token, at most the number of experts")
-	fs.Var(number[float64]{&cfg.Zipf}, "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
-	fs.Var(decimalInt{&cfg.Layers}, "layers", "`Y` MoE layers per iteration")
-	fs.Var(decimalInt{&cfg.Iters}, "iters", "`I` iterations, one requests file each")
-	fs.Var(decimalInt{&cfg.Hidden}, "hidden", "`H` elements per token (hidden size)")
-	fs.Var(decimalInt{&cfg.DtypeBytes}, "dtype-bytes", "`D` bytes per element: 1 FP8, 2 BF16/FP16, 4 FP32 (a token is H × D bytes)")
-	fs.Var(number[float64]{&cfg.BWInterGBps}, "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
-	fs.Var(number[float64]{&cfg.BWIntraGBps}, "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
-	fs.Var(number[uint64]{&cfg.Seed}, "seed", "random seed `X`: same flags and seed, same files")
+	fs.Var(decimal(&cfg.Nodes), "nodes", "`N` nodes (servers)")
+	fs.Var(decimal(&cfg.GPUsPerNode), "gps", "`G` GPUs per node; GPU g is on node g / G")
+	fs.Var(decimal(&cfg.ExpertsPerGPU), "experts-per-gpu", "`E` experts per GPU; expert e is on GPU e / E")
+	fs.Var(decimal(&cfg.SeqLen), "seq-len", "`L` tokens per sequence")
+	fs.Var(decimal(&cfg.Batch), "batch", "`B` sequences per batch; each layer routes L × B tokens, spread evenly over the GPUs (the remainder one each to GPUs drawn at random)")
+	fs.Var(decimal(&cfg.TopK), "top-k", "`K` distinct experts per token, at most the number of experts")
+	fs.Var(finite(&cfg.Zipf), "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
+	fs.Var(decimal(&cfg.Layers), "layers", "`Y` MoE layers per iteration")
+	fs.Var(decimal(&cfg.Iters), "iters", "`I` iterations, one requests file each")
+	fs.Var(decimal(&cfg.Hidden), "hidden", "`H` elements per token (hidden size)")
+	fs.Var(decimal(&cfg.DtypeBytes), "dtype-bytes", "`D` bytes per element: 1 FP8, 2 BF16/FP16, 4 FP32 (a token is H × D bytes)")
+	fs.Var(finite(&cfg.BWInterGBps), "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
+	fs.Var(finite(&cfg.BWIntraGBps), "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
+	fs.Var(unsigned(&cfg.Seed), "seed", "random seed `X`: same flags and seed, same files")
 	fs.StringVar(out, "o", "workload", "output folder `DIR`, created if needed")
 	return fs
 }

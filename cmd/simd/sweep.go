@@ -67,8 +67,8 @@ func sweepFlagSet(c *sweepCommand) *flag.FlagSet {
 	fs.Usage = func() {}
 	fs.StringVar(&c.out, "o", "", "output `DIR` of the runs (required)")
 	fs.StringVar(&c.shard, "shard", "", "run only shard `i/n` (0 ≤ i < n): the runs k with k mod n = i")
-	fs.Var(decimalInt{&c.shards}, "shards", "shard count `N` when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (0: SLURM_ARRAY_TASK_COUNT)")
-	fs.Var(decimalInt{&c.jobs}, "j", "run up to `N` runs at once (the results do not depend on it)")
+	fs.Var(decimal(&c.shards), "shards", "shard count `N` when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (0: SLURM_ARRAY_TASK_COUNT)")
+	fs.Var(decimal(&c.jobs), "j", "run up to `N` runs at once (the results do not depend on it)")
 	return fs
 }
 

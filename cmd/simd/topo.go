@@ -50,51 +50,7 @@ type topoGroup struct {
 	flags []topoFlag
 }
 
-// topoValue is the flag.Value of a simd topo flag: Set stores what parse reads from the string.
-type topoValue[T any] struct {
-	p     *T
-	parse func(string) (T, error)
-}
-
-func (v topoValue[T]) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return fmt.Sprint(*v.p)
-}
-
-func (v topoValue[T]) Set(s string) error {
-	x, err := v.parse(s)
-	if err == nil {
-		*v.p = x
-	}
-	return err
-}
-
-// IsBoolFlag lets a switch such as --ro go without a value, as flag.Bool's do.
-func (v topoValue[T]) IsBoolFlag() bool { _, ok := any(v.p).(*bool); return ok }
-
-// Parsers of flag values. Integers are decimal, as Python's int() reads them (flag.Int would
-// take 010 as octal and 0x10 as hex).
-
-// parseTopoText takes a string as given: names, rates and delays go into the file verbatim.
-func parseTopoText(s string) (string, error) { return s, nil }
-
-func parseTopoInt(s string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return 0, errors.New("expected an integer")
-	}
-	return n, nil
-}
-
-func parseTopoSwitch(s string) (bool, error) {
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return false, errors.New("expected no value, or true or false")
-	}
-	return b, nil
-}
+// Parsers of simd topo's own flag values (values.go has the common ones).
 
 func parseTopoRatio(s string) (float64, error) {
 	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -121,9 +77,9 @@ func parseTopoPods(s string) (int, error) {
 func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 	r.outDir, r.pathLimit = ".", 16
 	o := &r.gen
-	str := func(p *string) flag.Value { return topoValue[string]{p, parseTopoText} }
-	num := func(p *int) flag.Value { return topoValue[int]{p, parseTopoInt} }
-	sw := func(p *bool) flag.Value { return topoValue[bool]{p, parseTopoSwitch} }
+	str := func(p *string) flag.Value { return text(p) }
+	num := func(p *int) flag.Value { return decimal(p) }
+	sw := func(p *bool) flag.Value { return value[bool]{p, parseSwitch} }
 	groups := []topoGroup{
 		{"Structure", []topoFlag{
 			{[]string{"-topo", "--topology"}, "NAME",
@@ -155,10 +111,10 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 			{[]string{"-app", "--asw_per_psw"}, "N", "PSW ports toward ASWs: one pod holds at most app/gps segments rail-optimised, app/(ASWs per segment) otherwise", "64; AlibabaHPN: 240 (--dp: 120), DCN+: 8", num(&o.ASWsPerPSW)},
 		}},
 		{"simd's additions (off by default: the file is then the generator's)", []topoFlag{
-			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", topoValue[int]{&o.Pods, parseTopoPods}},
+			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", value[int]{&o.Pods, parseTopoPods}},
 			{[]string{"-csn", "--core_switch_num"}, "N", "core switches with more than one pod, a multiple of the PSWs of a pod; 0: just enough for each PSW to send up what its ASWs send it", "0", num(&o.Cores)},
 			{[]string{"-pcbw", "--pc_bandwidth"}, "RATE", "PSW–core link rate", "the -apbw rate", str(&o.CoreRate)},
-			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", topoValue[float64]{&o.Oversubscription, parseTopoRatio}},
+			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", value[float64]{&o.Oversubscription, parseTopoRatio}},
 			{[]string{"--mesh"}, "", "servers without NVSwitch: every pair of a server's GPUs gets one link at -nvbw and -nl (AMD MI300X-style)", "off", sw(&o.Mesh)},
 		}},
 		{"Output", []topoFlag{
