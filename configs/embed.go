@@ -3,8 +3,13 @@ package configs
 import (
 	"bytes"
 	"embed"
+	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"strings"
+
+	"simd/configs/lex"
 )
 
 // The default files SimAI ships, byte for byte (provenance in the package comment).
@@ -95,4 +100,45 @@ func ExampleWorkloadNames() []string {
 		names = append(names, e.Name())
 	}
 	return names // fs.ReadDir sorts by name
+}
+
+// ReadSimAIConf reads the SimAI.conf at path, or the shipped one when path is "". A file that
+// cannot be opened gives the *fs.PathError; one that does not parse, ParseSimAIConf's error.
+func ReadSimAIConf(path string) (SimAIConf, []*lex.Error, error) {
+	if path == "" {
+		c, err := ShippedSimAIConf()
+		return c, nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return SimAIConf{}, nil, err
+	}
+	defer f.Close()
+	return ParseSimAIConf(f, path)
+}
+
+// ExamplePrefix marks a shipped example workload where a workload file is expected:
+// "example:microAllReduce.txt".
+const ExamplePrefix = "example:"
+
+// UnknownExampleError is the error for an "example:NAME" that names no shipped example.
+type UnknownExampleError struct{ Name string }
+
+func (e UnknownExampleError) Error() string {
+	return fmt.Sprintf("%s%s: no such example (there are %s)", ExamplePrefix, e.Name, strings.Join(ExampleWorkloadNames(), ", "))
+}
+
+// ReadWorkloadText reads a workload's text: the file name, or with ExamplePrefix a shipped
+// example. It returns the name to call the workload by (the file, or the example's name). A file
+// that cannot be read gives the *fs.PathError, an unknown example an UnknownExampleError.
+func ReadWorkloadText(name string) ([]byte, string, error) {
+	if ex, ok := strings.CutPrefix(name, ExamplePrefix); ok {
+		d, found := ExampleWorkload(ex)
+		if !found {
+			return nil, "", UnknownExampleError{ex}
+		}
+		return d, ex, nil
+	}
+	d, err := os.ReadFile(name)
+	return d, name, err
 }

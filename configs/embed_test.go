@@ -3,7 +3,12 @@ package configs
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +75,65 @@ func TestExampleWorkloads(t *testing.T) {
 	conf[0] = 'X'
 	if ShippedSimAIConfText()[0] != 'E' {
 		t.Error("ShippedSimAIConfText returned the embedded bytes themselves")
+	}
+}
+
+// TestReadWorkloadText: a file is read as it is, "example:NAME" is the shipped example, and the
+// errors say which of the two failed.
+func TestReadWorkloadText(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "w.txt")
+	if err := os.WriteFile(file, []byte("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1\n0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	micro, _ := ExampleWorkload("microAllReduce.txt")
+	for _, c := range []struct {
+		in, name, text string
+		err            string
+	}{
+		{file, file, "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1\n0\n", ""},
+		{"example:microAllReduce.txt", "microAllReduce.txt", string(micro), ""},
+		{"example:nope.txt", "", "", "example:nope.txt: no such example (there are microAllReduce.txt, workload_analytical.txt)"},
+		{file + "x", "", "", "no such file"},
+	} {
+		text, name, err := ReadWorkloadText(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || name != c.name || string(text) != c.text {
+			t.Errorf("%s: %q, %q, %v", c.in, name, text, err)
+		}
+	}
+	var pe *fs.PathError
+	if _, _, err := ReadWorkloadText(file + "x"); !errors.As(err, &pe) {
+		t.Errorf("a missing file: %T, want *fs.PathError", err)
+	}
+	var ue UnknownExampleError
+	if _, _, err := ReadWorkloadText("example:nope"); !errors.As(err, &ue) || ue.Name != "nope" {
+		t.Errorf("an unknown example: %#v", err)
+	}
+}
+
+// TestReadSimAIConf: "" is the shipped file; a path is read and parsed.
+func TestReadSimAIConf(t *testing.T) {
+	shipped, err := ShippedSimAIConf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, warns, err := ReadSimAIConf(""); err != nil || len(warns) != 0 || !reflect.DeepEqual(c, shipped) {
+		t.Errorf("shipped: %v %v", warns, err)
+	}
+	file := filepath.Join(t.TempDir(), "SimAI.conf")
+	if err := os.WriteFile(file, ShippedSimAIConfText(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, err := ReadSimAIConf(file); err != nil || !reflect.DeepEqual(c, shipped) {
+		t.Errorf("a copy of the shipped file: %v", err)
+	}
+	var pe *fs.PathError
+	if _, _, err := ReadSimAIConf(file + "x"); !errors.As(err, &pe) {
+		t.Errorf("a missing file: %v, want *fs.PathError", err)
 	}
 }

@@ -1,6 +1,9 @@
 package topo
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // ServerBandwidth is what SimAI's analytical backend needs to know about the network, in the
 // units of its command line (SimAI_analytical -g, -g_p_s, -g_type, -nv, -nic, -n_p_s).
@@ -79,4 +82,58 @@ func (t *Topology) ServerBandwidth() (ServerBandwidth, error) {
 	}
 	sb.NICGBps = nic0 / 8e9
 	return sb, nil
+}
+
+// NIC is a GPU's network interface as the topology wires it: its links to network switches.
+// A dual-ToR fabric (AlibabaHPN, DCN+ with --dt) gives each NIC two ports, each to a different
+// ToR; a single-ToR one gives it one.
+type NIC struct {
+	Ports    int     // links from the GPU to network switches
+	ToRs     int     // distinct switches those links reach
+	PortRate float64 // bits/s of the first port; 0 without one
+	Rate     float64 // bits/s of all the ports together
+}
+
+// NICOf describes the network interface of GPU gpu (see NIC); the zero NIC when gpu has no
+// link to a network switch or is not a GPU.
+func (t *Topology) NICOf(gpu int32) NIC {
+	var nic NIC
+	if gpu < 0 || int(gpu) >= len(t.Kinds) || t.Kinds[gpu] != GPU {
+		return nic
+	}
+	var tors []int32
+	for i := range t.Links {
+		l := &t.Links[i]
+		peer := l.Dst
+		switch gpu {
+		case l.Src:
+		case l.Dst:
+			peer = l.Src
+		default:
+			continue
+		}
+		if peer < 0 || int(peer) >= len(t.Kinds) || t.Kinds[peer] != Switch {
+			continue
+		}
+		if nic.Ports == 0 {
+			nic.PortRate = l.Rate
+		}
+		nic.Ports++
+		nic.Rate += l.Rate
+		if !slices.Contains(tors, peer) {
+			tors = append(tors, peer)
+		}
+	}
+	nic.ToRs = len(tors)
+	return nic
+}
+
+// FirstGPU is the lowest GPU id, -1 without GPUs.
+func (t *Topology) FirstGPU() int32 {
+	for id, k := range t.Kinds {
+		if k == GPU {
+			return int32(id)
+		}
+	}
+	return -1
 }

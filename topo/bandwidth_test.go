@@ -91,3 +91,23 @@ func TestServerBandwidthSynthetic(t *testing.T) {
 		}
 	}
 }
+
+// TestNICOf: a single-ToR GPU has one NIC port, a dual-ToR one two, each to a different ASW;
+// an NVSwitch has no NIC.
+func TestNICOf(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		id   int32
+		want NIC
+	}{
+		{"Spectrum-X_8g_8gps_400Gbps_H100", 0, NIC{Ports: 1, ToRs: 1, PortRate: 400e9, Rate: 400e9}},
+		{"AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100", 0, NIC{Ports: 2, ToRs: 2, PortRate: 200e9, Rate: 400e9}},
+		{"AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100", 31, NIC{Ports: 2, ToRs: 2, PortRate: 200e9, Rate: 400e9}},
+		{"AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100", 32, NIC{}},
+	} {
+		tp := mustParse(t, readFile(t, "testdata/"+c.file), c.file)
+		if got := tp.NICOf(c.id); got != c.want {
+			t.Errorf("%s, node %d: %+v, want %+v", c.file, c.id, got, c.want)
+		}
+	}
+}

@@ -38,7 +38,7 @@
 // AlibabaHPNDefaults and DCNPlusDefaults fill them in). GeneratorOptions is the generator's
 // whole command line: NewGeneratorOptions applies a template's defaults, and Generate resolves
 // the template, picks the wiring, and returns the topology with the generator's file name, its
-// console lines and its -asn warning, or the error the generator would raise — refusing, before
+// console lines and a warning when a given -asn differs from the ASW count the fabric needs, or the error the generator would raise — refusing, before
 // anything is written, what it would choke on. For the generator's flags the result is the
 // generator's file byte for byte; `simd topo` is this on the command line. DefaultFabric is the
 // topology simd uses when the user gives none.

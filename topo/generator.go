@@ -3,6 +3,7 @@ package topo
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // GeneratorOptions are the command line of SimAI's gen_Topo_Template.py (at SimAI cef83f9),
@@ -31,7 +32,7 @@ type GeneratorOptions struct {
 	NVLinkDelay         string // -nl, --nv_latency
 	NICDelay            string // -l, --latency: delay of the NIC, ASW–PSW (and PSW–core) lines
 	NICRate             string // -bw, --bandwidth: GPU–ASW rate
-	ASWs                int    // -asn, --asw_switch_num: only compared with the ASW count the wiring needs
+	ASWs                int    // -asn, --asw_switch_num: only compared with the ASW count the wiring needs; 0: not given
 	NICsPerASW          int    // -npa, --nics_per_aswitch
 	PSWs                int    // -psn, --psw_switch_num
 	ASWPSWRate          string // -apbw, --ap_bandwidth
@@ -49,12 +50,17 @@ const (
 
 // NewGeneratorOptions returns the options the generator starts from for a -topo value and the
 // three structure flags: its base defaults (-g 32, -er 0, -gps 8, -gt H100, -nsps 1, -nvbw
-// 2880Gbps, -nl 0.000025ms, -l 0.0005ms, -bw 400Gbps, -asn 8, -npa 64, -psn 64, -apbw 400Gbps,
-// -app 64) with the template's overrides:
+// 2880Gbps, -nl 0.000025ms, -l 0.0005ms, -bw 400Gbps, -npa 64, -psn 64, -apbw 400Gbps, -app 64)
+// with the template's overrides:
 //
 //	Spectrum-X   -g 4096
-//	AlibabaHPN   -g 15360 -bw 200Gbps -asn 240 -npa 128 -psn 120 -app 240 (-app 120 with --dp)
-//	DCN+         -g 512 -asn 8 -psn 8 -app 8 (with --dt also -bw 200Gbps -npa 128)
+//	AlibabaHPN   -g 15360 -bw 200Gbps -npa 128 -psn 120 -app 240 (-app 120 with --dp)
+//	DCN+         -g 512 -psn 8 -app 8 (with --dt also -bw 200Gbps -npa 128)
+//
+// The ASW count is left out (0): it follows from -g, -gps, -npa and the wiring. SimAI's
+// generator defaults -asn to 8 (240 for AlibabaHPN) and warns whenever that number differs from
+// the count it computes, which it does on its own defaults (32 GPUs need 1 ASW, Spectrum-X's
+// 4096 need 64); simd compares only an -asn the user gave.
 //
 // The caller then sets the fields of the flags given on the command line.
 func NewGeneratorOptions(topology string, railOptimized, dualToR, dualPlane bool) GeneratorOptions {
@@ -62,18 +68,18 @@ func NewGeneratorOptions(topology string, railOptimized, dualToR, dualPlane bool
 		Topology: topology, RailOptimized: railOptimized, DualToR: dualToR, DualPlane: dualPlane,
 		GPUs: 32, ErrorRate: "0", GPUsPerServer: 8, GPUType: "H100", NVSwitchesPerServer: 1,
 		NVLinkRate: "2880Gbps", NVLinkDelay: "0.000025ms", NICDelay: "0.0005ms", NICRate: "400Gbps",
-		ASWs: 8, NICsPerASW: 64, PSWs: 64, ASWPSWRate: "400Gbps", ASWsPerPSW: 64,
+		NICsPerASW: 64, PSWs: 64, ASWPSWRate: "400Gbps", ASWsPerPSW: 64,
 	}
 	switch topology {
 	case TemplateSpectrumX:
 		o.GPUs = 4096
 	case TemplateAlibabaHPN:
-		o.GPUs, o.NICRate, o.ASWs, o.NICsPerASW, o.PSWs, o.ASWsPerPSW = 15360, "200Gbps", 240, 128, 120, 240
+		o.GPUs, o.NICRate, o.NICsPerASW, o.PSWs, o.ASWsPerPSW = 15360, "200Gbps", 128, 120, 240
 		if dualPlane {
 			o.ASWsPerPSW = 120
 		}
 	case TemplateDCNPlus:
-		o.GPUs, o.ASWs, o.ASWsPerPSW, o.PSWs = 512, 8, 8, 8
+		o.GPUs, o.ASWsPerPSW, o.PSWs = 512, 8, 8
 		if dualToR {
 			o.NICRate, o.NICsPerASW = "200Gbps", 128
 		}
@@ -126,7 +132,7 @@ type Generated struct {
 	ASWs     int // in all pods
 	PSWs     int // in all pods
 	Cores    int
-	Warning  string // the generator's -asn correction warning; "" when -asn agreed
+	Warning  string // why a given -asn was not used (ASWWarning); "" when -asn agreed or was not given
 }
 
 // Generate builds the topology the generator would write for o, with the capacity check on.
@@ -168,17 +174,32 @@ func (o GeneratorOptions) Generate() (*Generated, error) {
 	if o.Mesh {
 		g.FileName += "_mesh"
 	}
-	if o.ASWs != g.ASWs {
-		g.Warning = ASWWarning(g.ASWs)
+	if o.ASWs != 0 && o.ASWs != g.ASWs {
+		g.Warning = f.aswWarning(o.ASWs)
 	}
 	return g, nil
 }
 
-// ASWWarning is the text of the generator's warning when -asn disagrees with the ASW count the
-// wiring needs (asn), on one line; the generator's own spelling ("aws_switch_num") is kept.
-func ASWWarning(asn int) string {
-	return "Error relations between total GPU Nums and total aws_switch_num. The correct asw_switch_num is set to " +
-		strconv.Itoa(asn)
+// aswWarning says, on one line, why the ASW count given (-asn asn) is not the one the file
+// has: how the GPUs fall into segments and how many ASWs a segment of this wiring has. SimAI's
+// generator says "Error relations between total GPU Nums and total aws_switch_num" here.
+func (f *fabric) aswWarning(asn int) string {
+	seg := fmt.Sprintf("up to -npa %d GPUs (not rail-optimised)", f.npa)
+	perSeg := "1 ASW"
+	if f.w.RailOptimized() {
+		seg = fmt.Sprintf("up to -npa %d × -gps %d = %d GPUs (rail-optimised)", f.npa, f.gps, f.npa*f.gps)
+		perSeg = fmt.Sprintf("%d ASW(s), one per rail", f.gps)
+	}
+	if f.w.DualToR() {
+		perSeg = fmt.Sprintf("%d ASWs (dual ToR: %s on each side)", f.asnPod/f.segsPod, strings.TrimSuffix(perSeg, ", one per rail"))
+	}
+	pods := ""
+	if f.pods > 1 {
+		pods = fmt.Sprintf(" in each of %d pods", f.pods)
+	}
+	total := f.pods * f.asnPod
+	return fmt.Sprintf("-asn %d does not match the fabric: its %d GPUs fill %d segment(s)%s of %s, each with %s, "+
+		"so the file has %d ASW(s); leave -asn out, or give -asn %d", asn, f.gpus, f.segsPod, pods, seg, perSeg, total, total)
 }
 
 // Console is what the generator prints on stdout: the ASW and PSW counts, the segments and pods,

@@ -23,9 +23,9 @@ var simaiFiles = []struct {
 	{"Spectrum-X_8g_8gps_400Gbps_H100", "Spectrum-X", false, false, false,
 		func(o *GeneratorOptions) { o.GPUs, o.PSWs = 8, 1 }, ""},
 	{"DCN+SingleToR_16g_8gps_400Gbps_H100", "DCN+", false, false, false,
-		func(o *GeneratorOptions) { o.GPUs, o.PSWs = 16, 2 }, ASWWarning(1)},
+		func(o *GeneratorOptions) { o.GPUs, o.PSWs = 16, 2 }, ""},
 	{"AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100", "AlibabaHPN", false, false, false,
-		func(o *GeneratorOptions) { o.GPUs, o.PSWs = 32, 4 }, ASWWarning(16)},
+		func(o *GeneratorOptions) { o.GPUs, o.PSWs = 32, 4 }, ""},
 	{"AlibabaHPN_64g_8gps_DualToR_DualPlane_200Gbps_H100", "AlibabaHPN", false, false, true,
 		func(o *GeneratorOptions) { o.GPUs, o.ASWs, o.PSWs = 64, 16, 16 }, ""},
 	{"DCN+DualToR_128g_8gps_200Gbps_H100", "DCN+", false, true, false,
@@ -71,6 +71,48 @@ func TestGeneratorSimAIFiles(t *testing.T) {
 	}
 }
 
+// TestASWWarning: the generator's defaults draw no -asn warning (SimAI's generator compares its
+// default -asn 8 with the computed count and warns on its own defaults); an -asn that differs
+// from the count the fabric has is named with the numbers behind that count.
+func TestASWWarning(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		topo string
+		dt   bool
+		set  func(o *GeneratorOptions)
+		want string
+	}{
+		{"defaults", "", false, func(*GeneratorOptions) {}, ""},
+		{"Spectrum-X defaults", "Spectrum-X", false, func(*GeneratorOptions) {}, ""},
+		{"AlibabaHPN defaults", "AlibabaHPN", false, func(*GeneratorOptions) {}, ""},
+		{"DCN+ defaults", "DCN+", false, func(*GeneratorOptions) {}, ""},
+		{"-asn that agrees", "Spectrum-X", false, func(o *GeneratorOptions) { o.ASWs = 64 }, ""},
+		{"not rail", "", false, func(o *GeneratorOptions) { o.ASWs = 8 },
+			"-asn 8 does not match the fabric: its 32 GPUs fill 1 segment(s) of up to -npa 64 GPUs (not rail-optimised), " +
+				"each with 1 ASW, so the file has 1 ASW(s); leave -asn out, or give -asn 1"},
+		{"Spectrum-X", "Spectrum-X", false, func(o *GeneratorOptions) { o.ASWs = 8 },
+			"-asn 8 does not match the fabric: its 4096 GPUs fill 8 segment(s) of up to -npa 64 × -gps 8 = 512 GPUs (rail-optimised), " +
+				"each with 8 ASW(s), one per rail, so the file has 64 ASW(s); leave -asn out, or give -asn 64"},
+		{"AlibabaHPN", "AlibabaHPN", false, func(o *GeneratorOptions) { o.GPUs, o.PSWs, o.ASWs = 32, 4, 240 },
+			"-asn 240 does not match the fabric: its 32 GPUs fill 1 segment(s) of up to -npa 128 × -gps 8 = 1024 GPUs (rail-optimised), " +
+				"each with 16 ASWs (dual ToR: 8 ASW(s) on each side), so the file has 16 ASW(s); leave -asn out, or give -asn 16"},
+		{"DCN+ dual ToR, 2 pods", "DCN+", true, func(o *GeneratorOptions) { o.GPUs, o.ASWs, o.Pods = 512, 2, 2 },
+			"-asn 2 does not match the fabric: its 512 GPUs fill 2 segment(s) in each of 2 pods of up to -npa 128 GPUs (not rail-optimised), " +
+				"each with 2 ASWs (dual ToR: 1 ASW on each side), so the file has 8 ASW(s); leave -asn out, or give -asn 8"},
+	} {
+		o := NewGeneratorOptions(c.topo, false, c.dt, false)
+		c.set(&o)
+		g, err := o.Generate()
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if g.Warning != c.want {
+			t.Errorf("%s: warning\n%q, want\n%q", c.name, g.Warning, c.want)
+		}
+	}
+}
+
 // TestWiringTypesSimAIFiles: the per-wiring generator types build the same files.
 func TestWiringTypesSimAIFiles(t *testing.T) {
 	sx := SpectrumXDefaults(8)
@@ -109,7 +151,7 @@ func TestGeneratorDefaults(t *testing.T) {
 	want := GeneratorOptions{
 		GPUs: 32, ErrorRate: "0", GPUsPerServer: 8, GPUType: "H100", NVSwitchesPerServer: 1,
 		NVLinkRate: "2880Gbps", NVLinkDelay: "0.000025ms", NICDelay: "0.0005ms", NICRate: "400Gbps",
-		ASWs: 8, NICsPerASW: 64, PSWs: 64, ASWPSWRate: "400Gbps", ASWsPerPSW: 64,
+		NICsPerASW: 64, PSWs: 64, ASWPSWRate: "400Gbps", ASWsPerPSW: 64,
 	}
 	if base != want {
 		t.Errorf("base defaults %+v", base)
@@ -120,12 +162,12 @@ func TestGeneratorDefaults(t *testing.T) {
 			t.Errorf("%s: %+v", o.Topology, o)
 		}
 	}
-	check(NewGeneratorOptions("Spectrum-X", false, true, true), 4096, "400Gbps", 8, 64, 64, 64)
-	check(NewGeneratorOptions("AlibabaHPN", false, false, false), 15360, "200Gbps", 240, 128, 120, 240)
-	check(NewGeneratorOptions("AlibabaHPN", false, false, true), 15360, "200Gbps", 240, 128, 120, 120)
-	check(NewGeneratorOptions("DCN+", false, false, false), 512, "400Gbps", 8, 64, 8, 8)
-	check(NewGeneratorOptions("DCN+", false, true, false), 512, "200Gbps", 8, 128, 8, 8)
-	check(NewGeneratorOptions("dcn+", false, true, false), 32, "400Gbps", 8, 64, 64, 64)
+	check(NewGeneratorOptions("Spectrum-X", false, true, true), 4096, "400Gbps", 0, 64, 64, 64)
+	check(NewGeneratorOptions("AlibabaHPN", false, false, false), 15360, "200Gbps", 0, 128, 120, 240)
+	check(NewGeneratorOptions("AlibabaHPN", false, false, true), 15360, "200Gbps", 0, 128, 120, 120)
+	check(NewGeneratorOptions("DCN+", false, false, false), 512, "400Gbps", 0, 64, 8, 8)
+	check(NewGeneratorOptions("DCN+", false, true, false), 512, "200Gbps", 0, 128, 8, 8)
+	check(NewGeneratorOptions("dcn+", false, true, false), 32, "400Gbps", 0, 64, 64, 64)
 	// The template defaults fit the template's pod, and the console shows the recomputed ASN.
 	for _, c := range []struct {
 		topo         string
@@ -134,7 +176,7 @@ func TestGeneratorDefaults(t *testing.T) {
 		warn         bool
 		capacityGPUs int
 	}{
-		{"Spectrum-X", false, false, 8, 64, true, 4096},
+		{"Spectrum-X", false, false, 8, 64, false, 4096},
 		{"AlibabaHPN", false, false, 15, 240, false, 30720},
 		{"AlibabaHPN", false, true, 15, 240, false, 15360},
 		{"DCN+", false, false, 8, 8, false, 512},

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,17 +14,11 @@ import (
 	"go.uber.org/zap"
 
 	"simd/ccl"
-	"simd/ccl/analytical"
 	"simd/configs"
 	"simd/configs/lex"
-	"simd/topo"
 	"simd/workloads"
 	"simd/workloads/sim"
 )
-
-// maxGPUs bounds the GPU count, far above any cluster built, so that a typo such as -g 100000000
-// is refused instead of building a topology that fills the machine's memory.
-const maxGPUs = 1 << 20
 
 // defaultExample is the shipped workload simd runs when no -w is given.
 const defaultExample = "microAllReduce.txt"
@@ -52,13 +48,13 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	if o.lang != "en" && o.lang != "ja" {
 		return nil, badInputf("-l %q: expected en or ja", o.lang)
 	}
-	if s.conf, err = loadConf(o, log); err != nil {
+	if s.conf, err = loadConf(o.conf, log); err != nil {
 		return nil, err
 	}
 	if s.w, s.wname, err = loadWorkload(o, log, stdout); err != nil {
 		return nil, err
 	}
-	if s.cl, err = resolveCluster(o, s.w, log); err != nil {
+	if s.cl, err = clusterRequest(o).Resolve(s.w, log); err != nil {
 		return nil, err
 	}
 	var busbw *configs.BusBW // -busbw, nil without
@@ -152,22 +148,15 @@ func logWarnings(log *zap.Logger, warns []*lex.Error) {
 
 // loadConf reads -c, or the shipped SimAI.conf. The analytical mode does not use it, but a
 // broken file is reported now rather than when the event mode needs it.
-func loadConf(o *options, log *zap.Logger) (configs.SimAIConf, error) {
-	if o.conf == "" {
-		c, err := configs.ShippedSimAIConf()
-		return c, err
-	}
-	f, err := os.Open(o.conf)
-	if err != nil {
-		return configs.SimAIConf{}, badInputf("-c: %v", err)
-	}
-	defer f.Close()
-	c, warns, err := configs.ParseSimAIConf(f, o.conf)
+func loadConf(path string, log *zap.Logger) (configs.SimAIConf, error) {
+	c, warns, err := configs.ReadSimAIConf(path)
 	logWarnings(log, warns)
 	if err != nil {
-		return c, badInput(err)
+		return c, flagInputError("-c", err)
 	}
-	log.Debug("SimAI.conf read; the analytical mode does not use it", zap.String("file", o.conf))
+	if path != "" {
+		log.Debug("SimAI.conf read; the analytical mode does not use it", zap.String("file", path))
+	}
 	return c, nil
 }
 
@@ -175,22 +164,12 @@ func loadConf(o *options, log *zap.Logger) (configs.SimAIConf, error) {
 func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Workload, string, error) {
 	name := o.workload
 	if name == "" {
-		name = "example:" + defaultExample
+		name = configs.ExamplePrefix + defaultExample
 		fmt.Fprintf(stdout, "no -w given: running the shipped example %s\n", defaultExample)
 	}
-	var data []byte
-	if ex, ok := strings.CutPrefix(name, "example:"); ok {
-		d, found := configs.ExampleWorkload(ex)
-		if !found {
-			return nil, "", badInputf("-w %s: no such example (there are %s)", name, strings.Join(configs.ExampleWorkloadNames(), ", "))
-		}
-		data, name = d, ex
-	} else {
-		d, err := os.ReadFile(name)
-		if err != nil {
-			return nil, "", badInputf("-w: %v", err)
-		}
-		data = d
+	data, name, err := configs.ReadWorkloadText(name)
+	if err != nil {
+		return nil, "", flagInputError("-w", err)
 	}
 	w, warns, err := workloads.ParseWith(bytes.NewReader(data), name, workloads.ParseOptions{AllowShortCount: o.allowShortWorkload})
 	logWarnings(log, warns)
@@ -200,126 +179,46 @@ func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Wor
 	return w, name, nil
 }
 
-// resolveCluster settles the GPU count, GPUs per server, GPU type and bandwidths: flags first,
-// then the topology (-n, or the default fabric built for the GPU count), then SimAI's tables.
-func resolveCluster(o *options, w *workloads.Workload, log *zap.Logger) (sim.Cluster, error) {
-	var cl sim.Cluster
-	var sb topo.ServerBandwidth
-	haveTopo := false
-	if o.topology != "" {
-		f, err := os.Open(o.topology)
-		if err != nil {
-			return cl, badInputf("-n: %v", err)
-		}
-		t, err := topo.Parse(f, o.topology)
-		f.Close()
-		if err != nil {
-			return cl, badInput(err)
-		}
-		if sb, err = t.ServerBandwidth(); err != nil {
-			return cl, badInputf("%s: %v", o.topology, err)
-		}
-		haveTopo = true
-		cl.Fabric, cl.Topology = o.topology, t
-	}
+// flagInputError is an error reading the file flag names as bad input: "-c: open ...: no such
+// file" for a file that cannot be read, "-w example:X: no such example" for an unknown example,
+// the parser's file:line message otherwise.
+func flagInputError(flag string, err error) error {
+	var pe *fs.PathError
+	var ue configs.UnknownExampleError
 	switch {
-	case o.set["g"]:
-		cl.GPUs = o.gpus.v
-		if haveTopo && cl.GPUs != sb.GPUs {
-			log.Warn("-g differs from the topology's GPU count; using -g", zap.Int("g", cl.GPUs), zap.Int("topology", sb.GPUs))
-		}
-	case haveTopo:
-		cl.GPUs = sb.GPUs
-	case w.Header.AllGPUs > 0:
-		cl.GPUs = w.Header.AllGPUs
-	default:
-		return cl, badInputf("%s: the GPU count is unknown (the workload has no all_gpus: key): give -g N or a topology with -n", w.File)
+	case errors.As(err, &pe):
+		return badInputf("%s: %v", flag, err)
+	case errors.As(err, &ue):
+		return badInputf("%s %v", flag, err)
 	}
-	if cl.GPUs < 1 || cl.GPUs > maxGPUs {
-		return cl, badInputf("GPU count %d: simd simulates 1 to %d GPUs", cl.GPUs, maxGPUs)
-	}
-	if w.Header.AllGPUs > 0 && w.Header.AllGPUs != cl.GPUs {
-		log.Warn("the workload was generated for a different GPU count; using the simulated one", zap.Int("all_gpus", w.Header.AllGPUs), zap.Int("simulated", cl.GPUs))
-	}
-	switch {
-	case o.set["g_p_s"]:
-		cl.GPUsPerServer = o.gpusPerServer
-	case haveTopo:
-		cl.GPUsPerServer = sb.GPUsPerServer
-	default:
-		cl.GPUsPerServer = min(8, cl.GPUs)
-	}
-	if cl.GPUsPerServer < 1 {
-		return cl, badInputf("-g_p_s %d: need at least 1 GPU per server", cl.GPUsPerServer)
-	}
-	if !haveTopo {
-		t, err := topo.DefaultFabric(cl.GPUs, cl.GPUsPerServer)
-		cl.Topology = t
-		if err != nil {
-			return cl, badInputf("building the default fabric for %d GPUs, %d per server: %v", cl.GPUs, cl.GPUsPerServer, err)
-		}
-		if sb, err = t.ServerBandwidth(); err != nil {
-			return cl, err
-		}
-		cl.Fabric = fmt.Sprintf("default Spectrum-X fabric, %d switches", t.NumSwitches())
-	}
+	return badInput(err)
+}
 
-	cl.GPUType = sb.GPUType
+// clusterRequest is what the command line says about the cluster: -n and the flags given.
+func clusterRequest(o *options) sim.ClusterRequest {
+	r := sim.ClusterRequest{TopologyFile: o.topology, Names: sim.SimAIFlags}
+	if o.set["g"] {
+		r.GPUs = &o.gpus.v
+	}
+	if o.set["g_p_s"] {
+		r.GPUsPerServer = &o.gpusPerServer
+	}
 	if o.set["g_type"] {
-		if _, ok := analytical.ParseGPUType(o.gpuType); !ok {
-			return cl, badInputf("-g_type %q: expected A100, A800, H100, H800 or H20", o.gpuType)
-		}
-		cl.GPUType = o.gpuType
+		r.GPUType = &o.gpuType
 	}
-	gpuTable := func() (float32, bool) {
-		g, ok := analytical.ParseGPUType(cl.GPUType)
-		if !ok {
-			return 0, false
-		}
-		return analytical.NVLinkGBps(g)
+	if o.set["nv"] {
+		r.NVLinkGBps = (*float32)(&o.nvlink)
 	}
-	switch {
-	case o.set["nv"] && o.nvlink > 0:
-		cl.NVLinkGBps = float32(o.nvlink)
-	case o.set["g_type"]:
-		cl.NVLinkGBps, _ = gpuTable()
-	case sb.NVLinkGBps > 0:
-		cl.NVLinkGBps = float32(sb.NVLinkGBps)
-	default:
-		v, ok := gpuTable()
-		if !ok {
-			return cl, badInputf("the NVLink bandwidth is unknown (%s has no NVLink and GPU type %q is not one SimAI knows): give -nv GBPS", cl.Fabric, cl.GPUType)
-		}
-		cl.NVLinkGBps = v
+	if o.set["nic"] {
+		r.NICGBps = (*float32)(&o.nic)
 	}
 	if o.set["nic_t"] {
-		if _, ok := analytical.NICGBps(o.nicType); !ok {
-			return cl, badInputf("-nic_t %q: expected cx6, cx7 or bf3", o.nicType)
-		}
+		r.NICType = &o.nicType
 	}
-	switch {
-	case o.set["nic"] && o.nic > 0:
-		cl.NICGBps = float32(o.nic)
-	case o.set["nic_t"]:
-		cl.NICGBps, _ = analytical.NICGBps(o.nicType)
-	case sb.NICGBps > 0:
-		cl.NICGBps = float32(sb.NICGBps)
-	default:
-		cl.NICGBps, _ = analytical.NICGBps("cx7")
-		log.Debug("no NIC in the topology: using SimAI's cx7 default", zap.Float32("GBps", cl.NICGBps))
+	if o.set["n_p_s"] {
+		r.NICsPerServer = &o.nicsPerServer
 	}
-	switch {
-	case o.set["n_p_s"]:
-		cl.NICsPerServer = o.nicsPerServer
-		if cl.NICsPerServer < 1 {
-			return cl, badInputf("-n_p_s %d: need at least 1 NIC per server", cl.NICsPerServer)
-		}
-	case sb.NICsPerServer > 0:
-		cl.NICsPerServer = sb.NICsPerServer
-	default:
-		cl.NICsPerServer = cl.GPUsPerServer
-	}
-	return cl, nil
+	return r
 }
 
 func printSummary(w io.Writer, name string, wl *workloads.Workload, l ccl.Layout, cl sim.Cluster, rep *workloads.AnalyticalReport, files []string) {

@@ -36,27 +36,31 @@ func (o *dagOptions) params() algo.Params {
 
 func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("simd dag", flag.ContinueOnError)
-	fs.StringVar(&o.op, "op", "allreduce", "collective: allreduce, allgather, reducescatter or alltoall")
-	fs.StringVar(&o.algorithm, "algo", "ring", "algorithm: ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct or pairwise; auto lets the selector choose (see -policy)")
-	fs.StringVar(&o.policy, "policy", "simccl", "with -algo auto: simccl (SimAI's rule) or nccl (NCCL's tuning model)")
-	fs.StringVar(&o.group, "group", "TP", "with -algo auto: the group kind, TP, DP, EP, DP_EP or PP")
-	fs.StringVar(&o.gpu, "gpu", "H100", "with -algo auto: the GPU type")
+	fs.StringVar(&o.op, "op", "allreduce", "the collective `OP`: allreduce, allgather, reducescatter or alltoall")
+	fs.StringVar(&o.algorithm, "algo", "ring", "the algorithm `ALGO`: ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct or pairwise; auto lets the selector choose (see -policy)")
+	fs.StringVar(&o.policy, "policy", "simccl", "with -algo auto, the selector's `POLICY`: simccl (SimAI's rule) or nccl (NCCL's tuning model)")
+	fs.StringVar(&o.group, "group", "TP", "with -algo auto: the group `KIND`, TP, DP, EP, DP_EP or PP")
+	fs.StringVar(&o.gpu, "gpu", "H100", "with -algo auto: the GPU `TYPE`")
 	fs.BoolVar(&o.nvls, "nvls", os.Getenv("AS_NVLS_ENABLE") == "1", "with -algo auto: NVLS enabled (default from AS_NVLS_ENABLE=1)")
 	fs.BoolVar(&o.pxn, "pxn", os.Getenv("AS_PXN_ENABLE") == "1", "with -algo auto: PXN enabled (default from AS_PXN_ENABLE=1)")
-	fs.Var(&o.pxnVariant, "pxn-variant", pxnVariantUsage+"; applies to -algo pxn and -algo auto")
-	fs.StringVar(&o.force, "force", "", "with -algo auto: algorithms forced per group kind, e.g. TP=nvls,DP=rhd")
-	fs.IntVar(&o.n, "n", 8, "ranks in the group (GPUs 0..N-1)")
-	fs.IntVar(&o.gps, "gps", 8, "GPUs per server")
-	fs.StringVar(&o.size, "size", "64MiB", "bytes: the whole buffer (all-gather: the gathered output; all-to-all: what each rank sends); a number with an optional K, M, G (×1000) or KiB, MiB, GiB (×1024) suffix")
-	fs.IntVar(&o.chunks, "chunks", 0, "chunks per channel for tree, nvls and nvlstree (0: the algorithm's default)")
-	fs.StringVar(&o.out, "o", "", "write the DAG as CSV to this file ("+ccl.CSVHeader+")")
+	fs.Var(&o.pxnVariant, "pxn-variant", "`VARIANT`: "+pxnVariantUsage+"; applies to -algo pxn and -algo auto")
+	fs.StringVar(&o.force, "force", "", "with -algo auto: algorithms forced per group kind, a `LIST` such as TP=nvls,DP=rhd")
+	fs.IntVar(&o.n, "n", 8, "`N` ranks in the group (GPUs 0..N-1)")
+	fs.IntVar(&o.gps, "gps", 8, "`G` GPUs per server")
+	fs.StringVar(&o.size, "size", "64MiB", "`BYTES` of the whole buffer (all-gather: the gathered output; all-to-all: what each rank sends); a number with an optional K, M, G (×1000) or KiB, MiB, GiB (×1024) suffix")
+	fs.IntVar(&o.chunks, "chunks", 0, "`N` chunks per channel for tree, nvls and nvlstree (0: the algorithm's default)")
+	fs.StringVar(&o.out, "o", "", "write the DAG as CSV to the `FILE` ("+ccl.CSVHeader+")")
 	fs.BoolVar(&o.check, "check", false, "prove the DAG correct: every rank ends with what the collective promises, nothing sent before its parents arrive, no bytes invented or lost")
-	fs.Float64Var(&o.bw, "bw", 50, "network bandwidth per GPU for the closed-form time, GB/s")
-	fs.Float64Var(&o.nvbw, "nvbw", 360, "NVLink bandwidth for the closed-form time, GB/s: of a GPU's port into the NVSwitch with -fabric switch, of each GPU-to-GPU link with -fabric mesh")
-	fs.Float64Var(&o.alpha, "alpha", 0, "latency per message for the closed-form time, µs")
-	fs.StringVar(&o.fabric, "fabric", "switch", "how a server's GPUs are wired, for the closed form: switch (NVSwitch) or mesh (a link per pair)")
+	fs.Float64Var(&o.bw, "bw", 50, "network bandwidth per GPU for the closed-form time, `GBPS` (GB/s)")
+	fs.Float64Var(&o.nvbw, "nvbw", 360, "NVLink bandwidth for the closed-form time, `GBPS` (GB/s): of a GPU's port into the NVSwitch with -fabric switch, of each GPU-to-GPU link with -fabric mesh")
+	fs.Float64Var(&o.alpha, "alpha", 0, "latency per message for the closed-form time, `US` (µs)")
+	fs.StringVar(&o.fabric, "fabric", "switch", "how a server's GPUs are wired for the closed form, `WIRING`: switch (NVSwitch) or mesh (a link per pair)")
 	return fs
 }
+
+const dagAbout = `simd dag decomposes one collective into point-to-point flows with a chosen algorithm (or the
+one the selector picks) and prints the DAG's size, its critical path and the closed-form time;
+-check proves it correct and -o writes it as CSV.`
 
 func runDAG(args []string, stdout, stderr io.Writer) int {
 	var o dagOptions
@@ -64,10 +68,7 @@ func runDAG(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stdout, "Usage: simd dag [-op OP] [-algo ALGO] [-n N] [-gps G] [-size BYTES] [-check] [-o flows.csv]")
-			fmt.Fprintln(stdout, "\nDecomposes one collective into point-to-point flows and reports on them.\n\nFlags:")
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			help(stdout, []string{"simd dag [-op OP] [-algo ALGO] [-n N] [-gps G] [-size BYTES] [-check] [-o FILE]"}, dagAbout, fs)
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "simd dag: %v (simd dag -h lists the flags)\n", err)

@@ -246,13 +246,12 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 
 // usage writes -h: every flag with its aliases, meaning and default.
 func usage(w io.Writer, groups []group) {
-	fmt.Fprint(w, `simd — a fast network simulator for AI training clusters that reads SimAI's files.
-
-Usage:
-  simd [-w WORKLOAD] [-n TOPO] [-c SimAI.conf] [-mode event|analytical|compare] [-o DIR] [-r PREFIX] [flags]
-  simd -flows FLOWFILE -n TOPO [-c SimAI.conf] [-o DIR]
-
-With no flags simd runs a shipped example and prints where the results are.
+	writeUsage(w, "simd [-w WORKLOAD] [-n TOPO] [-c SimAI.conf] [-mode event|analytical|compare] [-o DIR] [-r PREFIX] [flags]",
+		"simd -flows FLOWFILE -n TOPO [-c SimAI.conf] [-o DIR]",
+		"simd topo|dag|moe|sweep|plot ... (see Subcommands)")
+	fmt.Fprint(w, `
+simd is a fast network simulator for AI training clusters that reads SimAI's files. With no
+flags it runs a shipped example and prints where the results are.
 
 Subcommands:
   simd topo [flags]    generate a topology file with SimAI's generator flags (simd topo -h)
@@ -276,15 +275,7 @@ Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input o
 				}
 				names = append(names, dash+n)
 			}
-			head := strings.Join(names, ", ")
-			if s.arg != "" {
-				head += " " + s.arg
-			}
-			fmt.Fprintf(w, "  %s\n      %s", head, s.usage)
-			if s.def != "" {
-				fmt.Fprintf(w, " (default: %s)", s.def)
-			}
-			fmt.Fprintln(w)
+			writeFlag(w, strings.Join(names, ", "), s.arg, s.usage, s.def)
 		}
 	}
 }

@@ -23,7 +23,7 @@ func runFlowFile(ctx context.Context, o *options, log *zap.Logger, stdout, stder
 	if o.topology == "" {
 		return badInputf("-flows needs a topology (-n TOPO): the flow file names its nodes")
 	}
-	conf, err := loadConf(o, log)
+	conf, err := loadConf(o.conf, log)
 	if err != nil {
 		return err
 	}

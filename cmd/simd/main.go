@@ -6,9 +6,9 @@
 // -nic_t, -g_type, -dp_o, -ep_o, -tp_o, -pp_o, -r, -r_f, -v). simd -h lists every flag.
 //
 // This package is a thin shell over workloads/sim, which runs a simulation: it parses the
-// command line, reads the inputs through their packages, settles the cluster from the flags,
-// attaches the output files and the progress report to the run, prints the summary and turns
-// errors into exit statuses. It holds no simulation logic.
+// command line, reads the inputs through their packages, asks for the cluster the flags
+// describe (sim.ClusterRequest), attaches the output files and the progress report to the run,
+// prints the summary and turns errors into exit statuses. It holds no simulation logic.
 //
 // default.pgo is a CPU profile the go tool uses for profile-guided optimisation of every build
 // of simd (inlining and layout of the event loop's hot path): the 1,024-GPU ring all-reduce and

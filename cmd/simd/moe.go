@@ -5,103 +5,68 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"simd/workloads/moe"
 )
 
-// simd moe works on the token-routing workloads of seed 000 (a simulator of MoE dispatch by
-// DeepEP and FAST). simd moe gen writes one: config.json and a requests file per iteration. The
-// defaults, the generator and the file formats live in package workloads/moe; this file is only
-// their command line.
+// simd moe works on token-routing workloads: which experts, and so which GPUs, each token of
+// each MoE layer goes to. simd moe gen writes one: config.json and a requests file per
+// iteration. The defaults, the generator and the file formats are those of the MoE dispatch
+// simulator whose estimates simd moe run reproduces (docs/moe-estimates.md); they live in
+// package workloads/moe, and this file is only their command line.
 
-const moeUsage = `Usage: simd moe <command> [flags]
+// moeForms are simd moe's usage forms.
+var moeForms = []string{"simd moe gen [flags]", "simd moe run -plan deepep|fast -w DIR [flags]"}
 
-Token-routing (MoE dispatch) workloads, as seed 000's simulator makes them.
+const moeAbout = `simd moe makes token-routing (MoE dispatch) workloads — which experts, and so which GPUs,
+each token of each layer goes to — and prices their dispatch under DeepEP or FAST, with closed
+forms or by simulating every transfer on a fabric.
 
 Commands:
   gen   write a workload: DIR/config.json (every parameter) and DIR/iter_<i>_requests.csv per
         iteration, one line per token of each layer: layer,token,src_gpu,experts,gpus (the
         token's top-k experts and the GPU of each, separated by ';'; expert e is on GPU e / E)
-  run   price every layer of a workload under a dispatch plan: -plan deepep|fast, -model
-        seed (seed 000's closed forms) or exact (per-stage bottlenecks); prints the seed's
-        metrics, -o OUT also writes OUT/metrics.json (simd moe run -h lists the flags)
-`
-
-// number is a numeric flag: an int or a uint64 read in decimal only (flag.Int would take 010
-// as octal), or a finite float64.
-type number[T int | uint64 | float64] struct{ p *T }
-
-// decimalInt is an int flag read in decimal only.
-type decimalInt = number[int]
-
-func (v number[T]) String() string {
-	if v.p == nil {
-		return "0"
-	}
-	return fmt.Sprint(*v.p)
-}
-
-func (v number[T]) Set(s string) error {
-	switch p := any(v.p).(type) {
-	case *int:
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			return errors.New("expected an integer")
-		}
-		*p = n
-	case *uint64:
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return errors.New("expected an integer from 0 to 18446744073709551615")
-		}
-		*p = n
-	case *float64:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return errors.New("expected a finite number")
-		}
-		*p = f
-	}
-	return nil
-}
+  run   price every layer of a workload under a dispatch plan: -plan deepep|fast, -model seed
+        (the reference closed forms of docs/moe-estimates.md) or exact (the plan's own
+        transfers, stage by stage), or -mode event (a simulation on a fabric); prints the
+        latency, traffic and bandwidth summary, -o OUT also writes OUT/metrics.json
+        (simd moe run -h lists its flags)`
 
 // moeGenFlagSet defines simd moe gen's flags on cfg and out, which hold the defaults.
 func moeGenFlagSet(cfg *moe.Config, out *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("simd moe gen", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Var(decimalInt{&cfg.Nodes}, "nodes", "`N` nodes (servers)")
-	fs.Var(decimalInt{&cfg.GPUsPerNode}, "gps", "`G` GPUs per node; GPU g is on node g / G")
-	fs.Var(decimalInt{&cfg.ExpertsPerGPU}, "experts-per-gpu", "`E` experts per GPU; expert e is on GPU e / E")
-	fs.Var(decimalInt{&cfg.SeqLen}, "seq-len", "`L` tokens per sequence")
-	fs.Var(decimalInt{&cfg.Batch}, "batch", "`B` sequences per batch; each layer routes L × B tokens, spread evenly over the GPUs (the remainder one each to GPUs drawn at random)")
-	fs.Var(decimalInt{&cfg.TopK}, "top-k", "`K` distinct experts per token, at most the number of experts")
-	fs.Var(number[float64]{&cfg.Zipf}, "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
-	fs.Var(decimalInt{&cfg.Layers}, "layers", "`Y` MoE layers per iteration")
-	fs.Var(decimalInt{&cfg.Iters}, "iters", "`I` iterations, one requests file each")
-	fs.Var(decimalInt{&cfg.Hidden}, "hidden", "`H` elements per token (hidden size)")
-	fs.Var(decimalInt{&cfg.DtypeBytes}, "dtype-bytes", "`D` bytes per element: 1 FP8, 2 BF16/FP16, 4 FP32 (a token is H × D bytes)")
-	fs.Var(number[float64]{&cfg.BWInterGBps}, "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
-	fs.Var(number[float64]{&cfg.BWIntraGBps}, "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for the estimates")
-	fs.Var(number[uint64]{&cfg.Seed}, "seed", "random seed `X`: same flags and seed, same files")
+	fs.Var(decimal(&cfg.Nodes), "nodes", "`N` nodes (servers)")
+	fs.Var(decimal(&cfg.GPUsPerNode), "gps", "`G` GPUs per node; GPU g is on node g / G")
+	fs.Var(decimal(&cfg.ExpertsPerGPU), "experts-per-gpu", "`E` experts per GPU; expert e is on GPU e / E")
+	fs.Var(decimal(&cfg.SeqLen), "seq-len", "`L` tokens per sequence")
+	fs.Var(decimal(&cfg.Batch), "batch", "`B` sequences per batch; each layer routes L × B tokens, spread evenly over the GPUs (the remainder one each to GPUs drawn at random)")
+	fs.Var(decimal(&cfg.TopK), "top-k", "`K` distinct experts per token, at most the number of experts")
+	fs.Var(finite(&cfg.Zipf), "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
+	fs.Var(decimal(&cfg.Layers), "layers", "`Y` MoE layers per iteration")
+	fs.Var(decimal(&cfg.Iters), "iters", "`I` iterations, one requests file each")
+	fs.Var(decimal(&cfg.Hidden), "hidden", "`H` elements per token (hidden size)")
+	fs.Var(decimal(&cfg.DtypeBytes), "dtype-bytes", "`D` bytes per element: 1 FP8, 2 BF16/FP16, 4 FP32 (a token is H × D bytes)")
+	fs.Var(finite(&cfg.BWInterGBps), "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
+	fs.Var(finite(&cfg.BWIntraGBps), "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
+	fs.Var(unsigned(&cfg.Seed), "seed", "random seed `X`: same flags and seed, same files")
 	fs.StringVar(out, "o", "workload", "output folder `DIR`, created if needed")
 	return fs
 }
 
-func printMoEGenFlags(w io.Writer) {
+// moeGenDefaults is a flag set of simd moe gen holding the defaults, for -h.
+func moeGenDefaults() *flag.FlagSet {
 	cfg, out := moe.DefaultConfig(), ""
-	fs := moeGenFlagSet(&cfg, &out)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	return moeGenFlagSet(&cfg, &out)
 }
 
 // runMoE is simd moe: it dispatches to the subcommand.
 func runMoE(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, moeUsage)
+		writeUsage(stderr, moeForms...)
+		fmt.Fprintln(stderr, "simd moe: expected a command, gen or run (simd moe -h)")
 		return exitBadInput
 	}
 	switch args[0] {
@@ -110,9 +75,9 @@ func runMoE(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return runMoERun(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, moeUsage)
-		fmt.Fprintln(stdout, "\nsimd moe gen flags:")
-		printMoEGenFlags(stdout)
+		writeUsage(stdout, moeForms...)
+		fmt.Fprintf(stdout, "\n%s\n\nFlags of simd moe gen:\n", moeAbout)
+		writeFlags(stdout, moeGenDefaults())
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "simd moe: unknown command %q: expected gen or run (simd moe -h lists them)\n", args[0])
@@ -147,12 +112,10 @@ func parseMoEGen(args []string) (moe.Config, string, error) {
 func runMoEGen(args []string, stdout, stderr io.Writer) int {
 	cfg, out, err := parseMoEGen(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stdout, "Usage: simd moe gen [flags]")
-		fmt.Fprintln(stdout, "\nWrites a token-routing workload (seed 000's generate_workload): DIR/config.json and")
-		fmt.Fprintln(stdout, "DIR/iter_<i>_requests.csv with the header layer,token,src_gpu,experts,gpus. The defaults")
-		fmt.Fprintln(stdout, "are seed 000's: 4 nodes of 8 GPUs, 2 experts per GPU, 2048 × 32 tokens, top-2, Zipf 1.2.")
-		fmt.Fprintln(stdout, "\nFlags:")
-		printMoEGenFlags(stdout)
+		help(stdout, moeForms[:1], `simd moe gen writes a token-routing workload: DIR/config.json and DIR/iter_<i>_requests.csv
+with the header layer,token,src_gpu,experts,gpus. The defaults are those of the reference MoE
+dispatch model of docs/moe-estimates.md: 4 nodes of 8 GPUs, 2 experts per GPU, 2048 × 32
+tokens, top-2, Zipf 1.2.`, moeGenDefaults())
 		return exitOK
 	}
 	if err == nil {

@@ -96,7 +96,7 @@ func TestMoEHelp(t *testing.T) {
 		}
 		for _, f := range []string{"-nodes N", "-gps G", "-experts-per-gpu E", "-seq-len L", "-batch B", "-top-k K", "-zipf S",
 			"-layers Y", "-iters I", "-hidden H", "-dtype-bytes D", "-bw-inter GBPS", "-bw-intra GBPS", "-seed X", "-o DIR",
-			"(default 4)", "(default 2048)", "(default 1.2)", `(default "workload")`, "(default 900)"} {
+			"(default: 4)", "(default: 2048)", "(default: 1.2)", "(default: workload)", "(default: 900)"} {
 			if !strings.Contains(out, f) {
 				t.Errorf("%v: help does not mention %q:\n%s", args, f, out)
 			}
@@ -158,7 +158,7 @@ func TestMoEGenBadInput(t *testing.T) {
 
 // simd moe without a command, or with an unknown one, is a usage error.
 func TestMoEUsage(t *testing.T) {
-	if code, out, errOut := runMoECLI(); code != exitBadInput || out != "" || !strings.Contains(errOut, "Usage: simd moe") {
+	if code, out, errOut := runMoECLI(); code != exitBadInput || out != "" || !strings.Contains(errOut, "usage: simd moe") {
 		t.Errorf("no command: exit %d, %q, %q", code, out, errOut)
 	}
 	if code, _, errOut := runMoECLI("frob"); code != exitBadInput || errOut != "simd moe: unknown command \"frob\": expected gen or run (simd moe -h lists them)\n" {

@@ -18,7 +18,7 @@ func (o *moeRunOptions) runEvent(ctx context.Context, cfg *moe.Config, iters []m
 	if err != nil {
 		return nil, err
 	}
-	conf, err := loadConf(&options{conf: o.conf}, zap.NewNop())
+	conf, err := loadConf(o.conf, zap.NewNop())
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,8 @@ import (
 )
 
 // simd moe run prices a token-routing workload (written by simd moe gen) under DeepEP or FAST
-// with seed 000's closed forms (-model seed) or from the plans' own transfers (-model exact),
-// prints the seed's summary and, with -o, writes OUT/metrics.json. The plans, the estimates and
+// with the reference closed forms (-model seed) or from the plans' own transfers (-model
+// exact), prints the summary and, with -o, writes OUT/metrics.json. The plans, the estimates and
 // the summary's text and JSON live in package workloads/moe; this file is only their command
 // line.
 
@@ -35,12 +35,12 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("simd moe run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.plan, "plan", "", "dispatch schedule `PLAN`: deepep or fast (required)")
-	fs.StringVar(&o.model, "model", "seed", "`MODEL`: seed (seed 000's closed forms) or exact (the plan's transfers, stage by stage)")
+	fs.StringVar(&o.model, "model", "seed", "estimate `MODEL`: seed (the reference closed forms of docs/moe-estimates.md) or exact (the plan's transfers, stage by stage)")
 	fs.StringVar(&o.dir, "w", "", "workload folder `DIR` written by simd moe gen (required)")
 	fs.StringVar(&o.out, "o", "", "also write OUT/metrics.json to the folder `OUT`, created if needed")
 	fs.BoolVar(&o.stages, "stages", false, "with -plan fast: print each layer's Birkhoff stages")
 	fs.StringVar(&o.mode, "mode", "estimate", "`MODE`: estimate (the closed forms of -model) or event (every plan as a flow DAG on the fabric of -n)")
-	fs.StringVar(&o.topology, "n", "", "event mode: SimAI topology file `TOPO` (default: a Spectrum-X fabric of the workload's GPUs, 8 per server, 400 Gb/s NICs)")
+	fs.StringVar(&o.topology, "n", "", "SimAI topology file `TOPO`: the estimates take the NVLink and network bandwidth per GPU from it (without it: the workload's config.json), the event mode runs on it (without it: a Spectrum-X fabric of the workload's GPUs, 8 per server, 400 Gb/s NICs)")
 	fs.StringVar(&o.conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
 	fs.Uint64Var(&o.seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
 	fs.StringVar(&o.completion, "completion", "ack", "event mode: when a transfer is done, `RULE` ack (SimAI's: the sender has the ACK of its last packet) or arrival (its last byte reaches the receiver)")
@@ -51,26 +51,25 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	return fs
 }
 
-const moeRunUsage = `Usage: simd moe run -plan deepep|fast [-model seed|exact] -w DIR [-o OUT] [-stages]
-       simd moe run -plan deepep|fast -mode event [-n TOPO] [-c SimAI.conf] -w DIR [-o OUT]
+var moeRunForms = []string{
+	"simd moe run -plan deepep|fast [-model seed|exact] -w DIR [-n TOPO] [-o OUT] [-stages]",
+	"simd moe run -plan deepep|fast -mode event [-n TOPO] [-c SimAI.conf] -w DIR [-o OUT]",
+}
 
-Prices the dispatch of every MoE layer of a workload under DeepEP or FAST and prints seed 000's
-summary: total latency, average layer latency, inter-node traffic and algorithmic bandwidth
-(GB = KB / 1024 / 1024). docs/moe-estimates.md says how the two models differ. With -mode
-event every layer's plan runs as a flow DAG on the fabric, one layer after the other, and the
-layer times are the simulated ones; -o OUT then also writes OUT/fct.txt.
-
-Flags:
-`
+const moeRunAbout = `simd moe run prices the dispatch of every MoE layer of a workload under DeepEP or FAST and
+prints the summary: total latency, average layer latency, inter-node traffic and algorithmic
+bandwidth (GB = KB / 1024 / 1024). docs/moe-estimates.md says how the two models differ. The
+estimates take the NVLink and network bandwidths from the topology of -n when it is given, else
+from the workload's config.json, and say which. With -mode event every layer's plan runs as a
+flow DAG on the fabric, one layer after the other, and the layer times are the simulated ones;
+-o OUT then also writes OUT/fct.txt.`
 
 func runMoERun(args []string, stdout, stderr io.Writer) int {
 	var o moeRunOptions
 	fs := moeRunFlagSet(&o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, moeRunUsage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			help(stdout, moeRunForms, moeRunAbout, fs)
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "simd moe run: %v (simd moe run -h lists the flags)\n", err)
@@ -114,6 +113,17 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	var stop error
 	switch o.mode {
 	case "estimate":
+		bw := sim.ConfigBandwidths(&cfg, o.dir)
+		if o.topology != "" {
+			t, err := sim.MoETopology(o.topology, &cfg)
+			if err != nil {
+				return err
+			}
+			if bw, err = sim.MoEBandwidthsOf(t, o.topology); err != nil {
+				return err
+			}
+			bw.Apply(&cfg)
+		}
 		var each func(moe.LayerResult) error
 		if o.stages {
 			each = func(r moe.LayerResult) error { return r.WriteStages(w) }
@@ -122,6 +132,9 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 			return err
 		}
 		if err := m.WriteText(w, kind, model); err != nil {
+			return err
+		}
+		if err := bw.WriteText(w); err != nil {
 			return err
 		}
 	case "event":

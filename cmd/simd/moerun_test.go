@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"simd/topo"
 	"simd/workloads/moe"
 )
 
@@ -55,6 +57,7 @@ Avg Layer Latency        : 0.0010 ms
 Total Inter-node Traffic : 0.0000 GB
 Algorithmic Bandwidth    : 1.0000 GB/s
 ==================================================
+Bandwidths per GPU: NVLink 1 GB/s, network 1 GB/s (from ` + filepath.Join(dir, "config.json") + `)
 `
 	if stdout != want {
 		t.Fatalf("stdout\n%s\nwant\n%s", stdout, want)
@@ -80,6 +83,61 @@ Algorithmic Bandwidth    : 1.0000 GB/s
 	ents, _ := os.ReadDir(outDir)
 	if len(ents) != 1 {
 		t.Errorf("output folder holds %d files, want metrics.json alone", len(ents))
+	}
+}
+
+// With -n the estimates price the dispatch with the topology's bandwidths, as the event mode
+// sees them, not the ones simd moe gen recorded: on a generated AlibabaHPN fabric of 32 GPUs a
+// GPU has 360 GB/s of NVLink and two 200 Gb/s NIC ports, 50 GB/s.
+func TestMoERunEstimateTopologyBandwidths(t *testing.T) {
+	tmp := t.TempDir()
+	o := topo.NewGeneratorOptions("AlibabaHPN", false, false, false)
+	o.GPUs, o.PSWs = 32, 4
+	g, err := o.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	topoFile := filepath.Join(tmp, g.FileName)
+	f, err := os.Create(topoFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Topology.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cfg := moe.DefaultConfig()
+	cfg.SeqLen, cfg.Batch, cfg.Layers, cfg.Iters, cfg.BWInterGBps, cfg.BWIntraGBps = 256, 4, 2, 1, 5, 100
+	dir := filepath.Join(tmp, "w")
+	if err := moe.GenerateDir(dir, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	_, iters, err := moe.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, plan := range []moe.Kind{moe.DeepEP, moe.FAST} {
+		var want, recorded strings.Builder
+		for _, bw := range []struct {
+			nvl, net float64
+			out      *strings.Builder
+		}{{360, 50, &want}, {100, 5, &recorded}} {
+			c := cfg
+			c.BWIntraGBps, c.BWInterGBps = bw.nvl, bw.net
+			m, err := moe.Run(&c, iters, plan, moe.Seed, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.WriteText(bw.out, plan, moe.Seed)
+		}
+		want.WriteString("Bandwidths per GPU: NVLink 360 GB/s, network 50 GB/s (from the topology " + topoFile + ")\n")
+		code, stdout, stderr := runMoERunArgs("-plan", plan.String(), "-w", dir, "-n", topoFile)
+		if code != exitOK || stdout != want.String() {
+			t.Errorf("%s: exit %d, %s\n%s\nwant\n%s", plan, code, stderr, stdout, want.String())
+		}
+		if strings.HasPrefix(stdout, recorded.String()) {
+			t.Errorf("%s: the recorded bandwidths give the same estimate; the test proves nothing", plan)
+		}
 	}
 }
 

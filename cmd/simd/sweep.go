@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -23,11 +22,9 @@ import (
 // command line would give them and run by execute (workloads/sim underneath), each generated
 // topology by runTopo.
 
-const sweepUsage = `Usage:
-  simd sweep SPEC.yaml -o DIR [-shard i/n | -shards N] [-j N]
-  simd sweep merge DIR... [-o table.csv]
+var sweepForms = []string{"simd sweep SPEC.yaml -o DIR [-shard i/n | -shards N] [-j N]", "simd sweep merge DIR... [-o table.csv]"}
 
-simd sweep expands the spec's grid (workloads × topologies × overrides × modes, nested in that
+const sweepAbout = `simd sweep expands the spec's grid (workloads × topologies × overrides × modes, nested in that
 order, the mode varying fastest) into runs numbered from 0 and executes run k in DIR/run-%04d:
 the topology is generated there (or a file is used as it is), SimAI.conf with the overrides
 applied is written there, the run's outputs go to out/, its console to stdout.txt and
@@ -53,10 +50,7 @@ run, sorted by run index: parameters, exit code, iteration, compute and exposed 
 (total and per group) in µs, wall-clock seconds. A run index found twice is an error.
 
 Exit status: 0 every run succeeded, 1 some failed (the sweep goes on; their manifests say why),
-2 bad spec or usage.
-
-Flags:
-`
+2 bad spec or usage.`
 
 // sweepCommand is a parsed simd sweep command line.
 type sweepCommand struct {
@@ -73,8 +67,8 @@ func sweepFlagSet(c *sweepCommand) *flag.FlagSet {
 	fs.Usage = func() {}
 	fs.StringVar(&c.out, "o", "", "output `DIR` of the runs (required)")
 	fs.StringVar(&c.shard, "shard", "", "run only shard `i/n` (0 ≤ i < n): the runs k with k mod n = i")
-	fs.Var(decimalInt{&c.shards}, "shards", "shard count `N` when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (default SLURM_ARRAY_TASK_COUNT)")
-	fs.Var(decimalInt{&c.jobs}, "j", "run up to `N` runs at once (the results do not depend on it)")
+	fs.Var(decimal(&c.shards), "shards", "shard count `N` when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (0: SLURM_ARRAY_TASK_COUNT)")
+	fs.Var(decimal(&c.jobs), "j", "run up to `N` runs at once (the results do not depend on it)")
 	return fs
 }
 
@@ -94,12 +88,19 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func printSweepHelp(w io.Writer) {
-	fmt.Fprint(w, sweepUsage)
 	c := sweepCommand{jobs: 1}
-	fs := sweepFlagSet(&c)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fmt.Fprintln(w, "\nsimd sweep merge flags:\n  -o table.csv\n    \twrite the table there (atomically) instead of stdout")
+	help(w, sweepForms, sweepAbout, sweepFlagSet(&c))
+	fmt.Fprintln(w, "\nFlags of simd sweep merge:")
+	writeFlags(w, sweepMergeFlagSet(new(string)))
+}
+
+// sweepMergeFlagSet defines simd sweep merge's flags.
+func sweepMergeFlagSet(out *string) *flag.FlagSet {
+	fs := flag.NewFlagSet("simd sweep merge", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(out, "o", "", "write the table to `table.csv` (atomically) instead of stdout")
+	return fs
 }
 
 // runSweep is simd sweep: it returns the exit status. A signal stops the runs under way cleanly
@@ -265,11 +266,8 @@ func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sw
 
 // runSweepMerge is simd sweep merge.
 func runSweepMerge(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simd sweep merge", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	out := fs.String("o", "", "")
-	dirs, err := parseInterleaved(fs, args)
+	out := new(string)
+	dirs, err := parseInterleaved(sweepMergeFlagSet(out), args)
 	if errors.Is(err, flag.ErrHelp) {
 		printSweepHelp(stdout)
 		return exitOK
@@ -282,24 +280,9 @@ func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simd sweep merge: expected the sweep folders (simd sweep -h)")
 		return exitBadInput
 	}
-	ms, err := sweep.ReadManifests(dirs)
-	if err != nil {
-		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
-		return exitBadInput
+	n, err := sweep.Merge(dirs, *out, stdout)
+	if err == nil && *out != "" {
+		fmt.Fprintf(stdout, "%d runs: %s\n", n, *out)
 	}
-	var buf bytes.Buffer
-	if err := sweep.WriteTable(&buf, ms); err != nil {
-		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
-		return exitFailure
-	}
-	if *out == "" {
-		stdout.Write(buf.Bytes())
-		return exitOK
-	}
-	if err := sim.WriteFileAtomic(*out, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err }); err != nil {
-		fmt.Fprintf(stderr, "simd sweep merge: %v\n", err)
-		return exitFailure
-	}
-	fmt.Fprintf(stdout, "%d runs: %s\n", len(ms), *out)
-	return exitOK
+	return exitStatus("simd sweep merge", err, stderr)
 }

@@ -50,51 +50,7 @@ type topoGroup struct {
 	flags []topoFlag
 }
 
-// topoValue is the flag.Value of a simd topo flag: Set stores what parse reads from the string.
-type topoValue[T any] struct {
-	p     *T
-	parse func(string) (T, error)
-}
-
-func (v topoValue[T]) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return fmt.Sprint(*v.p)
-}
-
-func (v topoValue[T]) Set(s string) error {
-	x, err := v.parse(s)
-	if err == nil {
-		*v.p = x
-	}
-	return err
-}
-
-// IsBoolFlag lets a switch such as --ro go without a value, as flag.Bool's do.
-func (v topoValue[T]) IsBoolFlag() bool { _, ok := any(v.p).(*bool); return ok }
-
-// Parsers of flag values. Integers are decimal, as Python's int() reads them (flag.Int would
-// take 010 as octal and 0x10 as hex).
-
-// parseTopoText takes a string as given: names, rates and delays go into the file verbatim.
-func parseTopoText(s string) (string, error) { return s, nil }
-
-func parseTopoInt(s string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		return 0, errors.New("expected an integer")
-	}
-	return n, nil
-}
-
-func parseTopoSwitch(s string) (bool, error) {
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return false, errors.New("expected no value, or true or false")
-	}
-	return b, nil
-}
+// Parsers of simd topo's own flag values (values.go has the common ones).
 
 func parseTopoRatio(s string) (float64, error) {
 	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -121,9 +77,9 @@ func parseTopoPods(s string) (int, error) {
 func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 	r.outDir, r.pathLimit = ".", 16
 	o := &r.gen
-	str := func(p *string) flag.Value { return topoValue[string]{p, parseTopoText} }
-	num := func(p *int) flag.Value { return topoValue[int]{p, parseTopoInt} }
-	sw := func(p *bool) flag.Value { return topoValue[bool]{p, parseTopoSwitch} }
+	str := func(p *string) flag.Value { return text(p) }
+	num := func(p *int) flag.Value { return decimal(p) }
+	sw := func(p *bool) flag.Value { return value[bool]{p, parseSwitch} }
 	groups := []topoGroup{
 		{"Structure", []topoFlag{
 			{[]string{"-topo", "--topology"}, "NAME",
@@ -146,7 +102,7 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 		}},
 		{"Segments", []topoFlag{
 			{[]string{"-bw", "--bandwidth"}, "RATE", "GPU–ASW (NIC) rate, also written into the file name", "400Gbps; AlibabaHPN, DCN+ --dt: 200Gbps", str(&o.NICRate)},
-			{[]string{"-asn", "--asw_switch_num"}, "N", "ASW count; the generator recomputes it from -g and warns (on stderr) when it differs", "8; AlibabaHPN: 240", num(&o.ASWs)},
+			{[]string{"-asn", "--asw_switch_num"}, "N", "ASW count: it follows from -g, -gps, -npa and the wiring, so the file always has the count the fabric needs; an -asn that differs gets a warning on stderr saying why (SimAI's generator defaults -asn to 8 and warns even then)", "the count the fabric needs", num(&o.ASWs)},
 			{[]string{"-npa", "--nics_per_aswitch"}, "N", "NICs per ASW: a segment holds npa·gps GPUs rail-optimised, npa otherwise", "64; AlibabaHPN, DCN+ --dt: 128", num(&o.NICsPerASW)},
 		}},
 		{"Pod", []topoFlag{
@@ -155,17 +111,17 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 			{[]string{"-app", "--asw_per_psw"}, "N", "PSW ports toward ASWs: one pod holds at most app/gps segments rail-optimised, app/(ASWs per segment) otherwise", "64; AlibabaHPN: 240 (--dp: 120), DCN+: 8", num(&o.ASWsPerPSW)},
 		}},
 		{"simd's additions (off by default: the file is then the generator's)", []topoFlag{
-			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", topoValue[int]{&o.Pods, parseTopoPods}},
+			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", value[int]{&o.Pods, parseTopoPods}},
 			{[]string{"-csn", "--core_switch_num"}, "N", "core switches with more than one pod, a multiple of the PSWs of a pod; 0: just enough for each PSW to send up what its ASWs send it", "0", num(&o.Cores)},
 			{[]string{"-pcbw", "--pc_bandwidth"}, "RATE", "PSW–core link rate", "the -apbw rate", str(&o.CoreRate)},
-			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", topoValue[float64]{&o.Oversubscription, parseTopoRatio}},
+			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", value[float64]{&o.Oversubscription, parseTopoRatio}},
 			{[]string{"--mesh"}, "", "servers without NVSwitch: every pair of a server's GPUs gets one link at -nvbw and -nl (AMD MI300X-style)", "off", sw(&o.Mesh)},
 		}},
 		{"Output", []topoFlag{
 			{[]string{"-o"}, "DIR", "folder to write the file into, under the generator's name", "the current folder", str(&r.outDir)},
 		}},
 		{"Inspecting a topology file (instead of generating one)", []topoFlag{
-			{[]string{"-info"}, "FILE", "print the topology's node counts by kind, link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", "none", str(&r.info)},
+			{[]string{"-info"}, "FILE", "print the topology's node counts by kind, a GPU's NIC (its ports — 2 on a dual-ToR fabric, each to a different ToR, else 1 — with the rate of a port and of the NIC), link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", "none", str(&r.info)},
 			{[]string{"-paths"}, "SRC,DST", "with -info: also list the equal-cost paths between GPUs SRC and DST", "none", str(&r.paths)},
 			{[]string{"-path-limit"}, "N", "with -info -paths: list at most N paths", "16", num(&r.pathLimit)},
 		}},
@@ -284,29 +240,25 @@ func (c *topoCommand) generate(stdout, stderr io.Writer) error {
 // topoHelpText is simd topo -h: every flag with its aliases, meaning and default.
 func topoHelpText() string {
 	var b strings.Builder
-	b.WriteString(`simd topo — write a SimAI topology file, as SimAI's gen_Topo_Template.py does.
-
-Usage:
-  simd topo [-topo Spectrum-X|AlibabaHPN|DCN+] [--ro] [--dt] [--dp] [-g N] [flags] [-o DIR]
-
-The flags, their defaults, the file name and the file's bytes are the generator's. The file is
-written to DIR; the generator's lines go to stdout and its -asn warning to stderr. Flags take
-one dash or two. Rates and delays are ns-3 strings (400Gbps, 1.6Tbps, 0.0005ms) copied into the
-file verbatim. Exit status: 0 success; 2 bad flags or a topology the generator refuses (nothing
-is written); 1 other failures.
+	writeUsage(&b, "simd topo [-topo Spectrum-X|AlibabaHPN|DCN+] [--ro] [--dt] [--dp] [-g N] [flags] [-o DIR]",
+		"simd topo -info FILE [-paths SRC,DST [-path-limit N]]")
+	b.WriteString(`
+simd topo writes a SimAI topology file, as SimAI's gen_Topo_Template.py does: the flags, their
+defaults, the file name and the file's bytes are the generator's. The file is written to DIR;
+the generator's lines go to stdout and a warning about -asn to stderr. simd topo -info describes
+an existing file instead. Flags take one dash or two. Rates and delays are ns-3 strings
+(400Gbps, 1.6Tbps, 0.0005ms) copied into the file verbatim. Exit status: 0 success; 2 bad flags
+or a topology the generator refuses (nothing is written); 1 other failures.
 `)
 	var r topoRaw
 	_, groups := newTopoFlagSet(&r)
 	for _, g := range groups {
 		fmt.Fprintf(&b, "\n%s:\n", g.title)
 		for _, f := range g.flags {
-			head := strings.Join(f.names, ", ")
-			if f.arg != "" {
-				head += " " + f.arg
-			}
-			fmt.Fprintf(&b, "  %s\n      %s (default: %s)\n", head, f.usage, f.def)
+			writeFlag(&b, strings.Join(f.names, ", "), f.arg, f.usage, f.def)
 		}
 	}
-	b.WriteString("\n  -h, --help\n      print this help\n")
+	b.WriteString("\n")
+	writeFlag(&b, "-h, --help", "", "print this help", "")
 	return b.String()
 }

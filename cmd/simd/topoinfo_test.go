@@ -9,12 +9,14 @@ import (
 func TestTopoInfo(t *testing.T) {
 	spx8 := mustAbs(t, "../../topo/testdata/Spectrum-X_8g_8gps_400Gbps_H100")
 	dcn16 := mustAbs(t, "../../topo/testdata/DCN+SingleToR_16g_8gps_400Gbps_H100")
+	hpn32 := mustAbs(t, "../../topo/testdata/AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100")
 	cases := []struct {
 		args []string
 		want []string
 	}{
 		{[]string{"-info", spx8}, []string{
 			"nodes: 8 GPUs, 1 NVSwitches, 9 switches; servers: 1 of 8 GPUs (H100)",
+			"NIC per GPU: 1 port of 400 Gbps (single ToR); 400 Gbps per NIC",
 			"links: 24", "400 Gbps     16", "2.88 Tbps    8",
 			// 8 ASWs, each one 400G NIC down and one 400G uplink to the single PSW.
 			"1 leaf (ASW)                    8 switches, down 3.2 Tbps, up 3.2 Tbps, oversubscription 1.00:1",
@@ -28,6 +30,10 @@ func TestTopoInfo(t *testing.T) {
 			// Across servers the NVLink cannot help: GPU → ASW → GPU.
 			"paths from GPU 0 to GPU 9: 2 hops, 1 equal-cost paths",
 			"0 -> 18(switch) -> 9   delay 1us, bottleneck 400 Gbps",
+		}},
+		{[]string{"-info", hpn32}, []string{
+			// Dual ToR: two 200G ports per NIC, to the A-side and B-side ASWs of the rail.
+			"NIC per GPU: 2 ports of 200 Gbps, each to a different ToR (dual ToR); 400 Gbps per NIC",
 		}},
 		{[]string{"-info", spx8, "-paths", "0,5"}, []string{
 			"paths from GPU 0 to GPU 5: 2 hops, 1 equal-cost paths",

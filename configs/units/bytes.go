@@ -31,3 +31,18 @@ func ParseBytes(s string) (int64, error) {
 	}
 	return v * mult, nil
 }
+
+// FormatBytes writes a byte count in binary units with one decimal, as messages show it:
+// "1023 B", "1.5 GiB", "768.0 MiB". It reads back with ParseBytes only below 1 KiB.
+func FormatBytes(b int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, u := float64(b), 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	if u == 0 {
+		return strconv.FormatInt(b, 10) + " B"
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[u]
+}

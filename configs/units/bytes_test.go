@@ -27,3 +27,14 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatBytes(t *testing.T) {
+	for _, tc := range []struct {
+		b    int64
+		want string
+	}{{0, "0 B"}, {1023, "1023 B"}, {1024, "1.0 KiB"}, {3 << 29, "1.5 GiB"}, {1 << 62, "4.0 EiB"}} {
+		if got := FormatBytes(tc.b); got != tc.want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", tc.b, got, tc.want)
+		}
+	}
+}

@@ -18,6 +18,7 @@ type Summary struct {
 	Servers       int
 	GPUsPerServer int
 	GPUType       string
+	NIC           topo.NIC // the first GPU's network interface (Topology.NICOf)
 	Links         int
 	LinksByRate   []RateCount // ascending rate (Graph.LinkCountsByRate)
 	Tiers         []TierLoad  // ascending tier (Graph.Loads)
@@ -31,7 +32,7 @@ func Summarize(name string, t *topo.Topology, g *Graph) Summary {
 	b, err := g.Bisection()
 	return Summary{
 		Name: name, Nodes: g.NodeCounts(), Servers: t.NumServers(), GPUsPerServer: t.GPUsPerServer,
-		GPUType: t.GPUType, Links: t.NumLinks(), LinksByRate: g.LinkCountsByRate(), Tiers: tiers,
+		GPUType: t.GPUType, NIC: t.NICOf(t.FirstGPU()), Links: t.NumLinks(), LinksByRate: g.LinkCountsByRate(), Tiers: tiers,
 		Bisection: b, BisectionErr: err,
 	}
 }
@@ -45,6 +46,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "topology %s\n", s.Name)
 	fmt.Fprintf(&b, "nodes: %d GPUs, %d NVSwitches, %d switches; servers: %d of %d GPUs (%s)\n",
 		s.Nodes.GPUs, s.Nodes.NVSwitches, s.Nodes.Switches, s.Servers, s.GPUsPerServer, s.GPUType)
+	fmt.Fprintf(&b, "NIC per GPU: %s\n", nicText(s.NIC))
 	fmt.Fprintf(&b, "links: %d\n", s.Links)
 	for _, rc := range s.LinksByRate {
 		fmt.Fprintf(&b, "  %-12s %d\n", gbps(rc.Rate), rc.Links)
@@ -71,6 +73,21 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// nicText says how many ports a NIC has, where they go and what they carry.
+func nicText(n topo.NIC) string {
+	switch {
+	case n.Ports == 0:
+		return "none (the first GPU has no link to a network switch)"
+	case n.Ports == 1:
+		return fmt.Sprintf("1 port of %s (single ToR); %s per NIC", gbps(n.PortRate), gbps(n.Rate))
+	case n.Ports == 2 && n.ToRs == 2:
+		return fmt.Sprintf("2 ports of %s, each to a different ToR (dual ToR); %s per NIC", gbps(n.PortRate), gbps(n.Rate))
+	case n.ToRs == n.Ports:
+		return fmt.Sprintf("%d ports of %s, each to a different ToR; %s per NIC", n.Ports, gbps(n.PortRate), gbps(n.Rate))
+	}
+	return fmt.Sprintf("%d ports of %s, to %d different ToRs; %s per NIC", n.Ports, gbps(n.PortRate), n.ToRs, gbps(n.Rate))
 }
 
 // PathList is the routes between two nodes, as simd topo -info -paths lists them.

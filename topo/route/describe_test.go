@@ -13,6 +13,7 @@ func TestSummaryText(t *testing.T) {
 	cases := []struct{ file, want string }{
 		{"Spectrum-X_8g_8gps_400Gbps_H100", `topology Spectrum-X_8g_8gps_400Gbps_H100
 nodes: 8 GPUs, 1 NVSwitches, 9 switches; servers: 1 of 8 GPUs (H100)
+NIC per GPU: 1 port of 400 Gbps (single ToR); 400 Gbps per NIC
 links: 24
   400 Gbps     16
   2.88 Tbps    8
@@ -23,6 +24,7 @@ bisection: route: bisection needs at least 2 servers, the topology has 1
 `},
 		{"DCN+SingleToR_16g_8gps_400Gbps_H100", `topology DCN+SingleToR_16g_8gps_400Gbps_H100
 nodes: 16 GPUs, 2 NVSwitches, 3 switches; servers: 2 of 8 GPUs (H100)
+NIC per GPU: 1 port of 400 Gbps (single ToR); 400 Gbps per NIC
 links: 34
   400 Gbps     18
   2.88 Tbps    16
@@ -30,6 +32,20 @@ switch tiers (capacity toward GPUs / away from them):
   1 leaf (ASW)                    1 switches, down 6.4 Tbps, up 800 Gbps, oversubscription 8.00:1
   2 spine (PSW)                   2 switches, down 800 Gbps, up 0 Gbps, oversubscription none (top tier)
 bisection: 3.2 Tbps between the first 1 servers and the other 1 (their NICs: 3.2 Tbps and 3.2 Tbps)
+`},
+		// Dual ToR: each GPU's NIC has two 200G ports, to the A-side and the B-side ASW of its
+		// rail (64 links of 200G for 32 GPUs); 16 ASWs with 4 uplinks of 400G each.
+		{"AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100", `topology AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100
+nodes: 32 GPUs, 4 NVSwitches, 20 switches; servers: 4 of 8 GPUs (H100)
+NIC per GPU: 2 ports of 200 Gbps, each to a different ToR (dual ToR); 400 Gbps per NIC
+links: 160
+  200 Gbps     64
+  400 Gbps     64
+  2.88 Tbps    32
+switch tiers (capacity toward GPUs / away from them):
+  1 leaf (ASW)                   16 switches, down 12.8 Tbps, up 25.6 Tbps, oversubscription 0.50:1
+  2 spine (PSW)                   4 switches, down 25.6 Tbps, up 0 Gbps, oversubscription none (top tier)
+bisection: 6.4 Tbps between the first 2 servers and the other 2 (their NICs: 6.4 Tbps and 6.4 Tbps)
 `},
 	}
 	for _, c := range cases {
@@ -60,6 +76,7 @@ func TestSummaryTextTiers(t *testing.T) {
 	}
 	want := `topology four tiers
 nodes: 4 GPUs, 0 NVSwitches, 7 switches; servers: 2 of 2 GPUs (X)
+NIC per GPU: none (the first GPU has no link to a network switch)
 links: 3
   25 Gbps      1
   999.5 Gbps   2

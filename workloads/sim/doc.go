@@ -11,7 +11,8 @@
 //	cmp, err := s.Compare(ctx, opt, att)                    // both, collective by collective
 //
 // w is a parsed workload (workloads.Parse), cl the cluster (ClusterOf derives it from a
-// topology), conf a parsed SimAI.conf (configs.ParseSimAIConf, or the shipped one). RunFlows
+// topology; ClusterRequest.Resolve from a topology or none, the figures given and SimAI's
+// tables, as simd's flags do), conf a parsed SimAI.conf (configs.ParseSimAIConf, or the shipped one). RunFlows
 // runs an ns-3 flow file instead of a workload, RunMoE the DeepEP or FAST plans of simd moe gen's
 // workloads. Cancelling ctx stops a run cleanly between two events: the result then holds what
 // was computed up to there, Result.Stopped is the context's cause and Result.Note says where it

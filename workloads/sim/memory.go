@@ -99,7 +99,7 @@ func (s *Simulation) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc
 			}
 			if all.Width > widest {
 				widest = all.Width
-				widestWhat = fmt.Sprintf("%s %s of %s on %d %s groups of %d ranks: %d flows in flight at ~%d B each", choice.Algorithm, c.Op, FormatBytes(int64(c.Bytes)), groups, c.Group, c.GroupSize, widest, perFlow)
+				widestWhat = fmt.Sprintf("%s %s of %s on %d %s groups of %d ranks: %d flows in flight at ~%d B each", choice.Algorithm, c.Op, units.FormatBytes(int64(c.Bytes)), groups, c.Group, c.GroupSize, widest, perFlow)
 			}
 		}
 	}
@@ -134,7 +134,7 @@ func checkMemory(est memoryEstimate, maxMemory int64) error {
 		return nil
 	}
 	return BadInputf("the run would need about %s of memory (%s), more than the %s %s allows; a smaller group or -max-memory BYTES (at your own risk) changes that",
-		FormatBytes(est.Bytes), est.What, FormatBytes(limit), source)
+		units.FormatBytes(est.Bytes), est.What, units.FormatBytes(limit), source)
 }
 
 // availableMemory is what the machine can give simd: /proc/meminfo's MemAvailable, or the
@@ -180,18 +180,4 @@ func readInt(path string) (int64, bool) {
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64) // "max" fails: no limit
 	return v, err == nil
-}
-
-// FormatBytes writes a byte count in binary units: 1.5 GiB, 768 MiB.
-func FormatBytes(b int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v, u := float64(b), 0
-	for v >= 1024 && u < len(units)-1 {
-		v /= 1024
-		u++
-	}
-	if u == 0 {
-		return strconv.FormatInt(b, 10) + " B"
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[u]
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -67,14 +67,9 @@ func (r *MoEResult) WriteText(w io.Writer, kind moe.Kind) error {
 func MoETopology(path string, cfg *moe.Config) (*topo.Topology, error) {
 	var t *topo.Topology
 	if path != "" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, BadInputf("-n: %v", err)
-		}
-		t, err = topo.Parse(f, path)
-		f.Close()
-		if err != nil {
-			return nil, BadInput(err)
+		var err error
+		if t, err = readTopology(path, "-n"); err != nil {
+			return nil, err
 		}
 	} else {
 		var err error
@@ -89,6 +84,43 @@ func MoETopology(path string, cfg *moe.Config) (*topo.Topology, error) {
 		return nil, BadInputf("-n %s: %d GPUs per server, the workload's plans assume %d", path, t.GPUsPerServer, cfg.GPUsPerNode)
 	}
 	return t, nil
+}
+
+// MoEBandwidths are the bandwidths per GPU the MoE estimates price a dispatch with
+// (moe.Config's BWIntraGBps and BWInterGBps), and where they came from.
+type MoEBandwidths struct {
+	NVLinkGBps  float64 // per GPU, GB/s
+	NetworkGBps float64 // per GPU: all the ports of its NIC together, GB/s
+	Source      string  // where they came from, for the summary: "the topology FILE"
+}
+
+// MoEBandwidthsOf is what the topology t, called name, gives a GPU, as the event mode's cluster
+// sees it (ClusterOf): its NVLink bandwidth, and its network bandwidth, the NIC bandwidth of a
+// server shared by its GPUs (on AlibabaHPN two 200 Gb/s ports per GPU: 50 GB/s).
+func MoEBandwidthsOf(t *topo.Topology, name string) (MoEBandwidths, error) {
+	cl, err := ClusterOf(t, name)
+	if err != nil {
+		return MoEBandwidths{}, err
+	}
+	return MoEBandwidths{NVLinkGBps: float64(cl.NVLinkGBps), NetworkGBps: float64(cl.NICGBps) * float64(cl.NICsPerServer) / float64(cl.GPUsPerServer),
+		Source: "the topology " + name}, nil
+}
+
+// ConfigBandwidths are the bandwidths cfg recorded (simd moe gen -bw-intra, -bw-inter), from
+// the workload folder dir.
+func ConfigBandwidths(cfg *moe.Config, dir string) MoEBandwidths {
+	return MoEBandwidths{NVLinkGBps: cfg.BWIntraGBps, NetworkGBps: cfg.BWInterGBps, Source: filepath.Join(dir, "config.json")}
+}
+
+// Apply sets cfg's bandwidths to b's.
+func (b MoEBandwidths) Apply(cfg *moe.Config) {
+	cfg.BWIntraGBps, cfg.BWInterGBps = b.NVLinkGBps, b.NetworkGBps
+}
+
+// WriteText writes the line that says which bandwidths the estimates used.
+func (b MoEBandwidths) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "Bandwidths per GPU: NVLink %g GB/s, network %g GB/s (from %s)\n", b.NVLinkGBps, b.NetworkGBps, b.Source)
+	return err
 }
 
 // RunMoE simulates every layer's DeepEP or FAST plan as a flow DAG (moe.Plan.DAG) on the fabric

@@ -108,3 +108,34 @@ func writeTestFile(t *testing.T, dir, name, text string) string {
 	}
 	return p
 }
+
+// The MoE estimates' bandwidths from a topology are a GPU's as the event mode's cluster sees
+// them: NVLink 2880 Gb/s = 360 GB/s; network all of a NIC's ports, 2 × 200 Gb/s = 50 GB/s on
+// the dual-ToR AlibabaHPN, 1 × 400 Gb/s = 50 GB/s on Spectrum-X, 1 × 100 Gb/s = 12.5 GB/s with
+// -bw 100Gbps.
+func TestMoEBandwidthsOf(t *testing.T) {
+	for _, c := range []struct {
+		topo        string
+		set         func(o *topo.GeneratorOptions)
+		nvl, netGBs float64
+	}{
+		{"AlibabaHPN", func(o *topo.GeneratorOptions) { o.GPUs, o.PSWs = 32, 4 }, 360, 50},
+		{"Spectrum-X", func(o *topo.GeneratorOptions) { o.GPUs, o.PSWs = 16, 2 }, 360, 50},
+		{"Spectrum-X", func(o *topo.GeneratorOptions) { o.GPUs, o.PSWs, o.NICRate, o.NVLinkRate = 16, 2, "100Gbps", "1600Gbps" }, 200, 12.5},
+	} {
+		o := topo.NewGeneratorOptions(c.topo, false, false, false)
+		c.set(&o)
+		g, err := o.Generate()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := MoEBandwidthsOf(g.Topology, g.FileName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := MoEBandwidths{NVLinkGBps: c.nvl, NetworkGBps: c.netGBs, Source: "the topology " + g.FileName}
+		if b != want {
+			t.Errorf("%s: %+v, want %+v", g.FileName, b, want)
+		}
+	}
+}

@@ -177,31 +177,3 @@ func costModel(busbw *configs.BusBW, l ccl.Layout, cl Cluster) (workloads.CostMo
 	}
 	return m, perGPU, nil
 }
-
-// ClusterOf is the cluster topology t describes (named name in messages): its GPUs and servers,
-// and the bandwidths of server 0 (topo.ServerBandwidth), with SimAI's tables where t has none
-// (NVLink from the GPU type, a cx7 NIC, one NIC per GPU) — what simd's command line settles on
-// when a topology is given and no flag overrides it.
-func ClusterOf(t *topo.Topology, name string) (Cluster, error) {
-	sb, err := t.ServerBandwidth()
-	if err != nil {
-		return Cluster{}, BadInputf("%s: %v", name, err)
-	}
-	cl := Cluster{GPUs: sb.GPUs, GPUsPerServer: sb.GPUsPerServer, NICsPerServer: sb.NICsPerServer, GPUType: sb.GPUType,
-		NVLinkGBps: float32(sb.NVLinkGBps), NICGBps: float32(sb.NICGBps), Topology: t, Fabric: name}
-	if cl.NVLinkGBps <= 0 {
-		g, ok := analytical.ParseGPUType(cl.GPUType)
-		v, known := analytical.NVLinkGBps(g)
-		if !ok || !known {
-			return cl, BadInputf("the NVLink bandwidth is unknown (%s has no NVLink and GPU type %q is not one SimAI knows)", name, cl.GPUType)
-		}
-		cl.NVLinkGBps = v
-	}
-	if cl.NICGBps <= 0 {
-		cl.NICGBps, _ = analytical.NICGBps("cx7")
-	}
-	if cl.NICsPerServer <= 0 {
-		cl.NICsPerServer = cl.GPUsPerServer
-	}
-	return cl, nil
-}

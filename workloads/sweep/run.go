@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"simd/workloads/sim"
 )
 
 // Run is one point of the grid.
@@ -284,6 +286,27 @@ func ReadManifests(dirs []string) ([]Manifest, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Run < out[j].Run })
 	return out, nil
+}
+
+// Merge gathers the runs of the sweep folders dirs (ReadManifests) into one table (WriteTable),
+// written atomically to the file out, or to stdout when out is "". It returns how many runs the
+// table holds. A folder without runs, an unreadable manifest or a run found twice is an input
+// error (sim.InputError).
+func Merge(dirs []string, out string, stdout io.Writer) (int, error) {
+	ms, err := ReadManifests(dirs)
+	if err != nil {
+		return 0, sim.BadInput(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, ms); err != nil {
+		return 0, err
+	}
+	if out == "" {
+		_, err = stdout.Write(buf.Bytes())
+	} else {
+		err = sim.WriteFileAtomic(out, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err })
+	}
+	return len(ms), err
 }
 
 // TableHeader is the header of the merged table.

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"simd/workloads/sim"
 )
 
 const issueSpec = `# the issue's spec
@@ -324,4 +326,41 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Merge writes the table of the folders' runs to a file, or to stdout without one; a run found
+// twice or a folder without runs is an input error and writes nothing.
+func TestMerge(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	write := func(dir string, k int) {
+		p := filepath.Join(dir, RunFolder(k), ManifestFile)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(fmt.Sprintf(`{"run": %d, "workload": "w"}`, k)), 0o644)
+	}
+	write(a, 1)
+	write(b, 0)
+	var stdout bytes.Buffer
+	n, err := Merge([]string{a, b}, "", &stdout)
+	want := strings.Join(TableHeader, ",") + "\n0,w,,,,0,,,,,,,,,,,,,0.000\n1,w,,,,0,,,,,,,,,,,,,0.000\n"
+	if err != nil || n != 2 || stdout.String() != want {
+		t.Fatalf("stdout: %d, %v\n%s", n, err, stdout.String())
+	}
+	out := filepath.Join(t.TempDir(), "table.csv")
+	stdout.Reset()
+	if n, err := Merge([]string{a, b}, out, &stdout); err != nil || n != 2 || stdout.Len() != 0 {
+		t.Fatalf("file: %d, %v, stdout %q", n, err, stdout.String())
+	}
+	if got, _ := os.ReadFile(out); string(got) != want {
+		t.Errorf("table.csv:\n%s", got)
+	}
+	write(b, 1)
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	for _, dirs := range [][]string{{a, b}, {t.TempDir()}} {
+		if _, err := Merge(dirs, bad, &stdout); !sim.IsInputError(err) {
+			t.Errorf("%v: %v, want an input error", dirs, err)
+		}
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Error("a failed merge wrote its table")
+	}
 }
