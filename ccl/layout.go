@@ -46,7 +46,8 @@ func (l Layout) Validate() error {
 		return fmt.Errorf("GPUs per server %d: need at least 1", l.GPUsPerServer)
 	case l.TP < 1 || l.PP < 1 || l.EP < 1:
 		return fmt.Errorf("parallelism TP=%d PP=%d EP=%d: every size must be at least 1", l.TP, l.PP, l.EP)
-	case l.GPUs%l.GPUsPerServer != 0 && l.GPUs > l.GPUsPerServer:
+	case l.Placement == nil && l.GPUs%l.GPUsPerServer != 0 && l.GPUs > l.GPUsPerServer:
+		// (Placed, a job's servers are those of its GPUs, whatever its size.)
 		return fmt.Errorf("GPU count %d is not a multiple of GPUs per server %d", l.GPUs, l.GPUsPerServer)
 	case l.GPUs%(l.TP*l.PP) != 0:
 		return fmt.Errorf("GPU count %d is not divisible by TP×PP = %d×%d", l.GPUs, l.TP, l.PP)
