@@ -32,6 +32,8 @@ type options struct {
 	allowShortWorkload             bool
 	// Event mode.
 	flows         string
+	jobs          string // -jobs FILE
+	jobsAlone     string // -jobs-alone run|none|FILE
 	nvls, pxn     bool
 	pxnVariant    pxnVariantFlag
 	algoPolicy    string
@@ -185,6 +187,8 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 		}},
 		{"Event mode", []flagSpec{
 			{[]string{"flows"}, "FILE", "run a flow file (ns-3/HPCC format: a count, then \"src dst pg dport size start_s\" per flow) instead of a workload", "", str(&o.flows)},
+			{[]string{"jobs"}, "FILE", "run several jobs on one fabric instead of a workload: a YAML list of jobs, each a workload on explicit GPUs (gpus: \"0-31\") or a count placed packed, spread or at random, with a start time and an iteration count (docs/formats.md); writes jobs.csv with each job's iteration time together and alone and the slowdown, and JOB/EndToEnd.csv and JOB/summary.json per job", "", str(&o.jobs)},
+			{[]string{"jobs-alone"}, "HOW", "with -jobs, the alone figures: run (simulate each job alone on its GPUs after the run together), none (leave them out), or an earlier run's jobs.csv to read them from", "run", str(&o.jobsAlone)},
 			{[]string{"nvls"}, "", "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", "from AS_NVLS_ENABLE", boolean(&o.nvls)},
 			{[]string{"pxn"}, "", "PXN relays for rings (and, with -pxn-variant nccl, all-to-alls) across servers (SimAI's AS_PXN_ENABLE=1)", "from AS_PXN_ENABLE", boolean(&o.pxn)},
 			{[]string{"pxn-variant"}, "VARIANT", pxnVariantUsage, "simccl", val(&o.pxnVariant)},

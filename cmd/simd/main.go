@@ -102,6 +102,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 // Cancelling ctx stops it cleanly.
 func execute(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io.Writer) error {
 	switch {
+	case o.jobs != "":
+		return runJobs(ctx, o, log, stdout, stderr)
 	case o.flows != "":
 		return runFlowFile(ctx, o, log, stdout, stderr)
 	case o.mode == "analytical" || o.mode == "event" || o.mode == "compare":

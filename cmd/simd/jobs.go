@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"go.uber.org/zap"
+
+	"simd/engine"
+	"simd/workloads"
+	"simd/workloads/jobs"
+	"simd/workloads/sim"
+)
+
+// runJobs is simd -jobs FILE: the jobs of a jobs file placed on the cluster (-n, or the default
+// fabric of -g GPUs) and run together on it (sim.RunJobs). The event mode runs them together
+// and, unless -jobs-alone says otherwise, each alone on the same GPUs, and writes jobs.csv
+// (together, alone, slowdown), JOB/EndToEnd.csv and JOB/summary.json per job, and the shared
+// run's fct.txt, pfc.txt, monitors and summary.json. The analytical mode prices each job with
+// SimAI's formulas: jobs do not interfere there, so together and alone are the same.
+func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io.Writer) error {
+	if o.workload != "" || o.flows != "" {
+		return badInputf("-jobs runs the workloads its file lists: -w and -flows do not go with it")
+	}
+	if o.mode == "compare" {
+		return badInputf("-mode compare: not for -jobs (run -mode analytical and the event mode apart)")
+	}
+	data, err := os.ReadFile(o.jobs)
+	if err != nil {
+		return badInputf("-jobs: %v", err)
+	}
+	f, err := jobs.Parse(data, o.jobs)
+	if err != nil {
+		return badInput(err)
+	}
+	ov, err := overlaps(o)
+	if err != nil {
+		return err
+	}
+	conf, err := loadConf(o.conf, log)
+	if err != nil {
+		return err
+	}
+	cl, err := clusterRequest(o).Resolve(nil, log)
+	if err != nil {
+		return err
+	}
+	js, err := sim.NewJobs(sim.JobsInputs{File: f, Cluster: cl, Conf: conf, ConfPath: o.conf, Options: sim.Options{Overlap: ov},
+		ParseOptions: workloads.ParseOptions{AllowShortCount: o.allowShortWorkload}})
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(o.outDir, o.resultFolder)
+	if o.mode == "analytical" {
+		return jobsAnalytical(js, dir, cl.Fabric, stdout)
+	}
+	alone, err := jobsAlone(o.jobsAlone, js)
+	if err != nil {
+		return err
+	}
+	opt, err := eventOptions(o)
+	if err != nil {
+		return err
+	}
+	fs := sim.NewFiles(dir, "", !o.set["o"] && o.conf != "", &conf, o.conf)
+	fs.Concurrent = secondCore(o.threads)
+	fs.Log = log
+	if err := fs.Check(); err != nil {
+		return err
+	}
+	att := fs.Attachments()
+	defer fs.Abort()
+	prog := newProgress(stderr, o.quiet, o.progressEvery, "steps")
+	att.Watch = prog.watch()
+	rctx, cancel := o.limits.runContext(ctx)
+	defer cancel()
+	r, err := sim.RunJobs(rctx, js, opt, att)
+	prog.finish()
+	if err != nil {
+		return err
+	}
+	if alone == nil && r.Stopped == nil {
+		// Each job alone on its GPUs, with the same options and nothing written.
+		alone = make([]engine.Time, len(js))
+		for i, j := range js {
+			a, err := sim.RunJobs(rctx, []sim.Job{j}, opt, sim.Attachments{})
+			if err != nil {
+				return err
+			}
+			if a.Stopped != nil {
+				return stopped(a.Stopped, a.End, fmt.Sprintf("job %s alone was stopped; the together run's files are written, jobs.csv is not", j.Name))
+			}
+			t, ok := a.Jobs[0].MeanIteration()
+			if !ok {
+				t = -1
+			}
+			alone[i] = t
+		}
+	}
+	files, err := fs.Commit()
+	if err != nil {
+		return err
+	}
+	rows := sim.JobRows(js, r, alone)
+	written, err := writeJobsOutputs(dir, r, rows, cl.Fabric)
+	if err != nil {
+		return err
+	}
+	if data, err := r.SummaryJSON(cl.Fabric); err != nil {
+		return err
+	} else if p, err := fs.Write("summary.json", data); err != nil {
+		return err
+	} else {
+		files = append(files, p)
+	}
+	fmt.Fprintf(stdout, "simd jobs: %s, %d jobs on %s (%d GPUs)\n", o.jobs, len(js), cl.Fabric, cl.GPUs)
+	printJobRows(stdout, rows)
+	fmt.Fprintf(stdout, "  simulated %d flows, %d events in %.2f s (together)\n", r.Sim.Flows(), r.Events, r.Wall.Seconds())
+	for _, p := range append(files, written...) {
+		fmt.Fprintf(stdout, "results: %s\n", p)
+	}
+	if r.Stopped != nil {
+		fmt.Fprintf(stdout, "  incomplete: %s\n", r.Note)
+		return stopped(r.Stopped, r.End, "the outputs hold what was computed and are marked incomplete")
+	}
+	return nil
+}
+
+// jobsAlone reads -jobs-alone: "run" (nil: run each job alone), "none" (unknown), or an
+// earlier run's jobs.csv, whose alone figures are matched by job name.
+func jobsAlone(v string, js []sim.Job) ([]engine.Time, error) {
+	switch v {
+	case "run", "":
+		return nil, nil
+	case "none":
+		out := make([]engine.Time, len(js))
+		for i := range out {
+			out[i] = -1
+		}
+		return out, nil
+	}
+	f, err := os.Open(v)
+	if err != nil {
+		return nil, badInputf("-jobs-alone: %v", err)
+	}
+	defer f.Close()
+	m, err := sim.ReadJobsAlone(f, v)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	out := make([]engine.Time, len(js))
+	for i, j := range js {
+		us, ok := m[j.Name]
+		if !ok {
+			return nil, badInputf("-jobs-alone %s: no alone time for job %s", v, j.Name)
+		}
+		out[i] = engine.Time(us * float64(engine.Microsecond))
+	}
+	return out, nil
+}
+
+// jobsAnalytical prices every job with SimAI's formulas and writes jobs.csv and each job's
+// EndToEnd.csv; together and alone are the same there.
+func jobsAnalytical(js []sim.Job, dir, fabric string, stdout io.Writer) error {
+	rows := sim.JobRows(js, nil, nil)
+	var written []string
+	for i, j := range js {
+		rep, err := j.Sim.Analytical()
+		if err != nil {
+			return err
+		}
+		rows[i].TogetherUs, rows[i].HasTogether = rep.Summary.Total, true
+		rows[i].AloneUs, rows[i].HasAlone = rep.Summary.Total, true
+		var b bytes.Buffer
+		if err := rep.WriteCSV(&b); err != nil {
+			return err
+		}
+		p := filepath.Join(dir, j.Name, "EndToEnd.csv")
+		if err := writeOutput(p, b.Bytes()); err != nil {
+			return err
+		}
+		written = append(written, p)
+	}
+	var b bytes.Buffer
+	if err := sim.WriteJobsCSV(&b, rows); err != nil {
+		return err
+	}
+	p := filepath.Join(dir, "jobs.csv")
+	if err := writeOutput(p, b.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "simd jobs (analytical): %d jobs on %s; the analytical mode prices each job alone, so jobs do not slow each other (the event mode shares the fabric)\n", len(js), fabric)
+	printJobRows(stdout, rows)
+	for _, p := range append(written, p) {
+		fmt.Fprintf(stdout, "results: %s\n", p)
+	}
+	return nil
+}
+
+// writeJobsOutputs writes jobs.csv and each job's EndToEnd.csv and summary.json.
+func writeJobsOutputs(dir string, r *sim.JobsResult, rows []sim.JobRow, fabric string) ([]string, error) {
+	var written []string
+	for i, j := range r.Jobs {
+		var b bytes.Buffer
+		if err := j.Report.WriteCSV(&b); err != nil {
+			return nil, err
+		}
+		p := filepath.Join(dir, j.Name, "EndToEnd.csv")
+		if err := writeOutput(p, b.Bytes()); err != nil {
+			return nil, err
+		}
+		data, err := r.JobSummaryJSON(i, rows[i], fabric)
+		if err != nil {
+			return nil, err
+		}
+		q := filepath.Join(dir, j.Name, "summary.json")
+		if err := writeOutput(q, data); err != nil {
+			return nil, err
+		}
+		written = append(written, p, q)
+	}
+	var b bytes.Buffer
+	if err := sim.WriteJobsCSV(&b, rows); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, "jobs.csv")
+	if err := writeOutput(p, b.Bytes()); err != nil {
+		return nil, err
+	}
+	return append(written, p), nil
+}
+
+// writeOutput writes data to path atomically, making its folder.
+func writeOutput(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return sim.WriteFileAtomic(path, func(f *os.File) error { _, err := f.Write(data); return err })
+}
+
+// printJobRows prints jobs.csv's figures as a table.
+func printJobRows(w io.Writer, rows []sim.JobRow) {
+	fmt.Fprintf(w, "  %-16s %6s %8s %11s %14s %14s %9s\n", "job", "GPUs", "servers", "iterations", "together (us)", "alone (us)", "slowdown")
+	f := func(v float64, ok bool) string {
+		if !ok {
+			return "-"
+		}
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	for _, r := range rows {
+		sd, ok := r.Slowdown()
+		slow := "-"
+		if ok {
+			slow = strconv.FormatFloat(sd, 'f', 3, 64)
+		}
+		fmt.Fprintf(w, "  %-16s %6d %8d %11d %14s %14s %9s\n", r.Name, len(r.GPUs), r.Servers, r.Iterations, f(r.TogetherUs, r.HasTogether), f(r.AloneUs, r.HasAlone), slow)
+	}
+}
