@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -276,5 +277,36 @@ func TestPipelineLayers(t *testing.T) {
 	}
 	if _, err := file(1, 4, "a", "b", "c").PipelineLayers(); err == nil || !strings.Contains(err.Error(), "vpp") {
 		t.Errorf("vpp 4 over 3 layers: %v", err)
+	}
+}
+
+// The event report of a pipelined run is the last stage to end's: its compute, its measured
+// bubble and pipeline communication, adding up to the iteration. Two stages, one micro-batch,
+// sends of 5 µs: stage 0 computes t_f + t_b, waits t_f + t_b + 5 µs for stage 1 (bubble) and
+// 5 µs for the gradients' flight (PP).
+func TestPipelineEventReport(t *testing.T) {
+	const f, b, g, layers = 10000, 13000, 7000, 3 // ns
+	text := pipeText(2, 1, 1, layers, 1, f, b, g, 1000)
+	l := ccl.Layout{GPUs: 2, GPUsPerServer: 1, TP: 1, PP: 2, EP: 1}
+	res := runPipeline(t, text, l, func(s *engine.Scheduler) Network {
+		return &sendNetwork{s: s, lat: 2 * engine.Microsecond, perByte: 3 * engine.Nanosecond}
+	})
+	w, _ := mustParse(t, "w", text)
+	rep, err := EventEndToEnd(w, res, AnalyticalOptions{Layout: l, FileName: "pp-", Overlap: Overlap{PP: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, tb := float64(layers*f)/1000, float64(layers*(b+g))/1000 // µs
+	s := rep.Summary
+	if res.Reported != 0 || s.Compute != tf+tb || s.Exposed != 0 || s.PPComm != 5 || s.Bubble != tf+tb+5 || s.Total != 2*(tf+tb)+10 || rep.End != s.Total {
+		t.Errorf("reported stage %d, summary %+v, end %g", res.Reported, s, rep.End)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if got, want := lines[len(lines)-1], "total exposed comm,100.000000,total comp,90.000000,total time,190.000000"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
 	}
 }
