@@ -157,3 +157,37 @@ func TestPipelineSendOnIdleFabric(t *testing.T) {
 		t.Errorf("stage 0: %+v", st)
 	}
 }
+
+// A pipelined run stopped part way reports what it did: every stage's time still adds up to
+// the time reached, and the reports say they are incomplete.
+func TestPipelineStopped(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "pp2-aicb.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSimulation(t, string(text), 16, "CC_MODE 0\n")
+	for _, n := range []uint64{1, 500, 5000} {
+		r, err := s.Event(context.Background(), EventOptions{SendLatency: -1, MaxEvents: n}, Attachments{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Stopped == nil || r.Report.Incomplete == "" || len(r.Run.Stages) != 2 {
+			t.Fatalf("-max-events %d: stopped %v, note %q", n, r.Stopped, r.Report.Incomplete)
+		}
+		for i, st := range r.Run.Stages {
+			var sum engine.Time
+			for _, l := range st.Layers {
+				for _, ph := range l {
+					sum += ph.Compute + ph.Exposed
+				}
+			}
+			if sum += st.Bubble + st.PPExposed; sum != r.End {
+				t.Errorf("-max-events %d stage %d: %v of %v accounted for", n, i, sum, r.End)
+			}
+		}
+		var b bytes.Buffer
+		if err := r.Report.WriteCSV(&b); err != nil || !strings.HasPrefix(b.String(), "# incomplete: ") {
+			t.Errorf("-max-events %d: EndToEnd.csv %v %q", n, err, b.String()[:min(60, b.Len())])
+		}
+	}
+}
