@@ -16,9 +16,13 @@ const (
 	OpAllGather
 	OpAllReduce
 	OpAllToAll
+	// OpSend is a point-to-point send between pipeline stages: every rank of one stage sends
+	// Bytes to the rank in the same place of another (SendDAG). No workload file names it;
+	// the pipeline schedule issues it.
+	OpSend
 )
 
-var opNames = [...]string{"none", "reducescatter", "allgather", "allreduce", "alltoall"}
+var opNames = [...]string{"none", "reducescatter", "allgather", "allreduce", "alltoall", "send"}
 
 // String is the lower-case name SimAI's busbw code uses ("allreduce", "alltoall", ...).
 func (o Op) String() string {

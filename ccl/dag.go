@@ -25,9 +25,10 @@ const (
 	KindPairwise                     // all-to-all, one shift per round
 	KindDispatchRDMA                 // an MoE dispatch's copy across servers (DeepEP's RDMA copy, FAST's stage transfer)
 	KindDispatchNVL                  // an MoE dispatch's move inside a server (DeepEP's NVLink forward, FAST's balance or restore)
+	KindP2P                          // a point-to-point send between pipeline stages
 )
 
-var kindNames = [...]string{"RING", "TREE", "NVLS", "NVLS_TREE", "PXN_INIT", "PXN", "MULTIRING", "RHD", "DIRECT", "PAIRWISE", "DISPATCH_RDMA", "DISPATCH_NVL"}
+var kindNames = [...]string{"RING", "TREE", "NVLS", "NVLS_TREE", "PXN_INIT", "PXN", "MULTIRING", "RHD", "DIRECT", "PAIRWISE", "DISPATCH_RDMA", "DISPATCH_NVL", "P2P"}
 
 func (k FlowKind) String() string {
 	if int(k) < len(kindNames) {
@@ -227,4 +228,27 @@ func (b *DAGBuilder) Build() (*FlowDAG, error) {
 		cfill[e[0]]++
 	}
 	return d, nil
+}
+
+// SendDAG is the point-to-point transfer of bytes from every rank of src to the rank at the same
+// index of dst (the two slices pair up), one independent flow per pair: the activations or
+// gradients one pipeline stage sends the next. Pairs with the same rank on both sides move
+// nothing and are left out.
+func SendDAG(src, dst []int32, gpusPerServer, totalGPUs int, bytes int64) (*FlowDAG, error) {
+	if len(src) != len(dst) {
+		return nil, fmt.Errorf("send: %d senders but %d receivers", len(src), len(dst))
+	}
+	if bytes <= 0 {
+		return nil, fmt.Errorf("send: %d bytes: need at least 1", bytes)
+	}
+	ranks := append(append(make([]int32, 0, 2*len(src)), src...), dst...)
+	b := NewDAGBuilder(Collective{Op: OpSend, Ranks: ranks, GPUsPerServer: gpusPerServer, TotalGPUs: totalGPUs, Bytes: bytes, Pieces: 1})
+	b.Grow(len(src), 0)
+	for i := range src {
+		if src[i] == dst[i] {
+			continue
+		}
+		b.Add(Flow{Src: src[i], Dst: dst[i], Bytes: bytes, Channel: int32(i), Kind: KindP2P})
+	}
+	return b.Build()
 }

@@ -150,3 +150,14 @@ func (l Layout) Groups(kind GroupKind) [][]int {
 	}
 	return out
 }
+
+// StageRanks lists the ranks of pipeline stage s in order: the contiguous block
+// s·GPUs/PP .. (s+1)·GPUs/PP − 1. Rank i of one stage talks to rank i of the next.
+func (l Layout) StageRanks(s int) []int32 {
+	n := l.GPUs / l.PP
+	out := make([]int32, n)
+	for i := range out {
+		out[i] = int32(s*n + i)
+	}
+	return out
+}

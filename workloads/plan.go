@@ -24,6 +24,13 @@ const (
 	// time is SimAI's, which marks only it as waited on; SimAI drops the rest of the wait from
 	// its layer rows, which then fall short of its own total exposed time.
 	StepWaitAll
+	// StepSend sends a pipeline stage's output for micro-batch Micro of model chunk Chunk to
+	// the adjacent stage: its activations forward (Phase Fwd) or its input gradients backward
+	// (Phase IG). The stage goes on at once (see Pipeline).
+	StepSend
+	// StepRecv suspends a pipeline stage until the input of micro-batch Micro of model chunk
+	// Chunk has arrived from the adjacent stage: activations (Phase Fwd) or gradients (IG).
+	StepRecv
 )
 
 // PlanStep is one step of an iteration.
@@ -32,6 +39,8 @@ type PlanStep struct {
 	Layer    int32
 	Phase    Phase
 	Blocking bool
+	// Micro and Chunk name the micro-batch and model chunk of a pipeline send or receive.
+	Micro, Chunk int32
 }
 
 // Plan lists the steps SimAI's Workload state machine takes for one pass of the workload's

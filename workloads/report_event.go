@@ -38,6 +38,9 @@ type EventReport struct {
 	// than numbers it could take for a whole iteration), Rows holds only the finished layers and
 	// the totals are those up to the stop.
 	Incomplete string
+	// Pipelined says the pipeline was simulated (RunResult.Stages): the rows are the reported
+	// stage's, and the bubble and PP communication were measured.
+	Pipelined bool
 }
 
 // EventEndToEnd builds the event-mode report from a run with a network: per layer the compute,
@@ -51,6 +54,13 @@ type EventReport struct {
 // comm type, fwd, ig and wg alike. (The analytical report instead puts the ig column in the fwd
 // column's group and every wg column in DP or DP_EP, as SimAI_analytical does.) The groups
 // then add up to the exposed total, and each to the sum of its columns in the layer rows.
+//
+// A pipelined run (RunResult.Stages) reports the stage that ended last: its layers, their
+// exposed communication (exposed is then the stage's collectives only), the pipeline
+// communication it waited for in whole µs (SimAI keeps whole µs there) and as the bubble the
+// rest of the iteration — the time it waited for a neighbour that had not sent yet, the time
+// after its own end until the last stage's, and the fraction of a µs the PP column drops — so
+// that the four still add up to the iteration.
 func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventReport, error) {
 	rep := &EventReport{FileName: opt.FileName, Rows: make([]EventRow, 0, len(w.Layers)), End: run.End.Microseconds()}
 	s := &rep.Summary
@@ -102,6 +112,18 @@ func EventEndToEnd(w *Workload, run *RunResult, opt AnalyticalOptions) (*EventRe
 	s.DPEPComm, s.EPComm = byGroup[ccl.GroupDPEP].Microseconds(), byGroup[ccl.GroupEP].Microseconds()
 	s.Compute = compute.Microseconds()
 	s.Exposed = (run.End - compute).Microseconds()
+	if run.Stages != nil {
+		var exposed engine.Time
+		for _, e := range byGroup {
+			exposed += e
+		}
+		s.Exposed = exposed.Microseconds()
+		s.PPComm = uint64(run.Stages[run.Reported].PPExposed.Microseconds())
+		s.Bubble = (run.End - compute - exposed).Microseconds() - float64(s.PPComm)
+		s.Total = s.Compute + s.Exposed + s.Bubble + float64(s.PPComm)
+		rep.Pipelined = true
+		return rep, nil
+	}
 	h := w.Header
 	pp, err := pipelineComm(h, opt.PipelineGBps, opt.Overlap.PP)
 	if err != nil {
@@ -210,6 +232,11 @@ func (r *EventReport) WriteCSV(out io.Writer) error {
 	}, ","))
 	bw.WriteString("\n")
 	s := r.Summary
+	if r.Pipelined {
+		// SimAI's line: everything that is not compute is exposed, up to the end.
+		bw.WriteString("total exposed comm," + fmtMicros(r.End-s.Compute) + ",total comp," + fmtMicros(s.Compute) + ",total time," + fmtMicros(r.End) + "\n")
+		return bw.Flush()
+	}
 	bw.WriteString("total exposed comm," + fmtMicros(s.Exposed) + ",total comp," + fmtMicros(s.Compute) + ",total time," + fmtMicros(s.Exposed+s.Compute) + "\n")
 	return bw.Flush()
 }

@@ -37,6 +37,10 @@ type RunResult struct {
 	// which layers are done (see Done).
 	Stopped  bool
 	Finished []bool
+	// Stages is each stage's pass when the pipeline was simulated (Pipeline), nil otherwise;
+	// Layers and End are then those of stage Reported, the one that ended last.
+	Stages   []StageResult
+	Reported int
 }
 
 // Runner executes a workload's plan on an engine.Scheduler. With a nil Network collectives cost
@@ -47,6 +51,15 @@ type Runner struct {
 	layout ccl.Layout
 	s      *engine.Scheduler
 	net    Network
+
+	// stage is the pipeline stage this runner is, −1 when it runs every stage at once; pipe is
+	// then nil.
+	stage int
+	pipe  *Pipeline
+	// recv is the message a suspended stage waits for (an index into pipe.msgs), −1 when it is
+	// not waiting for one.
+	recv int
+	pp   StageResult // the stage's pipeline figures
 
 	plan []PlanStep
 	pc   int
@@ -82,7 +95,7 @@ type Runner struct {
 func NewRunner(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network) *Runner {
 	n := len(w.Layers)
 	return &Runner{
-		w: w, layout: l, s: s, net: net,
+		w: w, layout: l, s: s, net: net, stage: -1, recv: -1,
 		plan:        w.Plan(),
 		res:         RunResult{Layers: make([][3]PhaseStats, n)},
 		outstanding: make([][3]int, n),
@@ -157,6 +170,12 @@ func (r *Runner) advance() {
 				r.suspend(layer, st.Phase, false)
 				return
 			}
+		case StepSend:
+			r.pipe.send(r, st)
+		case StepRecv:
+			if r.pipe.wait(r, st) {
+				return
+			}
 		case StepWaitAll:
 			if r.running > 0 {
 				r.waitCursor = 0
@@ -200,6 +219,7 @@ func (r *Runner) waitAllNext() bool {
 // issue starts a collective; it reports whether the iteration is now suspended on it.
 func (r *Runner) issue(layer int, ph Phase, blocking bool) bool {
 	c := r.w.Collective(r.layout, layer, ph)
+	c.Stage = r.stage
 	if c.Op == ccl.OpNone || c.Group == ccl.GroupNone || c.GroupSize <= 1 {
 		// Nothing to communicate: SimAI issues no collective, so no update time follows either.
 		return false
@@ -244,8 +264,8 @@ func (r *Runner) finish(layer int, ph Phase) {
 	r.running--
 	st := &r.res.Layers[layer][ph]
 	st.Comm += now - start
-	if !r.blocked {
-		return
+	if !r.blocked || r.recv >= 0 {
+		return // not waiting, or waiting for a pipeline message: a collective has no part in it
 	}
 	// Every instant of a wait is exposed communication of the (layer, phase) waited for, and
 	// of no other collective running meanwhile.

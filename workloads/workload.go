@@ -132,6 +132,10 @@ type Collective struct {
 	Group     ccl.GroupKind
 	GroupSize int
 	Bytes     uint64
+	// Stage is the pipeline stage whose groups run the collective when the pipeline is
+	// simulated (PP > 1 in the event mode), −1 for the groups of every stage at once. A send
+	// (ccl.OpSend) goes from the ranks of Stage to the matching ranks of stage Peer.
+	Stage, Peer int
 }
 
 // IssuedBytes is the size SimAI issues for a phase: under HYBRID_TRANSFORMER_FWD_IN_BCKWD a
@@ -170,6 +174,7 @@ func (w *Workload) Collective(l ccl.Layout, layer int, ph Phase) Collective {
 		Layer: layer, Phase: ph, Op: c.Op, Group: c.Group,
 		GroupSize: l.GroupSize(c.Group),
 		Bytes:     w.IssuedBytes(layer, ph),
+		Stage:     -1, Peer: -1,
 	}
 }
 

@@ -102,7 +102,39 @@ func (s *Simulation) compareRows(arep *workloads.AnalyticalReport, r *Result) []
 			rows = append(rows, CompareRow{Layer: i, Name: l.Name, Phase: "layer", AnalyticalUs: layerA, EventUs: layerE})
 		}
 	}
+	if r.Run != nil && r.Run.Stages != nil && r.Report != nil {
+		rows = append(rows, pipelineRows(w, arep, r)...)
+	}
 	return rows
+}
+
+// pipelineRows are compare.csv's pipeline lines for a run that simulated the pipeline (layer
+// -1, name "pipeline"): SimAI's formulas against the measured figures of the reported stage —
+// the bubble, the exposed PP communication, and one send (the formula's PP time over its
+// 2·vpp·ga sends, against the mean send time, issue to arrival).
+func pipelineRows(w *workloads.Workload, arep *workloads.AnalyticalReport, r *Result) []CompareRow {
+	h := w.Header
+	a, e := arep.Summary, r.Report.Summary
+	st := r.Run.Stages[r.Run.Reported]
+	rows := []CompareRow{
+		{Layer: -1, Name: "pipeline", Phase: "bubble", Group: "PP", AnalyticalUs: a.Bubble, EventUs: e.Bubble},
+		{Layer: -1, Name: "pipeline", Phase: "pp_comm", Op: "send", Group: "PP", Bytes: h.PPCommBytes,
+			AnalyticalUs: float64(a.PPComm), EventUs: st.PPExposed.Microseconds()},
+	}
+	var sum float64
+	n := 0
+	for _, c := range r.Finished() {
+		if c.Op == "send" {
+			sum += c.EndUs - c.StartUs
+			n++
+		}
+	}
+	send := CompareRow{Layer: -1, Name: "pipeline", Phase: "pp_send", Op: "send", Group: "PP", Bytes: h.PPCommBytes,
+		AnalyticalUs: float64(a.PPComm) / float64(2*max(h.VPP, 1)*max(h.GA, 1))}
+	if n > 0 {
+		send.EventUs = sum / float64(n)
+	}
+	return append(rows, send)
 }
 
 func phaseIndex(name string) int {

@@ -32,7 +32,8 @@
 //
 //   - The event loop is engine.Scheduler's run loop (engine/scheduler.go): one clock, one heap
 //     of events ordered by (time, sequence). Event builds a scheduler and a
-//     netmodel.Simulator on it, hands the iteration to workloads.Runner and calls its Run; the
+//     netmodel.Simulator on it, hands the iteration to workloads.Runner (workloads.Pipeline
+//     when PP > 1) and calls its Run; the
 //     watcher (watch.go) looks at the loop between events.
 //   - A collective becomes flows in collectiveNetwork.Start (event.go): the algorithm selector
 //     (ccl/algo) plans one flow DAG per group of the collective's kind (ccl/nccl, ccl/alltoall,

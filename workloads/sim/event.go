@@ -37,6 +37,10 @@ type Collective struct {
 	StartUs   float64 `json:"start_us"`
 	EndUs     float64 `json:"end_us"`
 	Flows     int64   `json:"flows"`
+	// Stage is the pipeline stage that ran it when the pipeline is simulated (PP > 1), and
+	// ToStage the stage a pipeline send (op "send", phase pp_fwd or pp_bwd) went to.
+	Stage   *int `json:"stage,omitempty"`
+	ToStage *int `json:"to_stage,omitempty"`
 	// Bottlenecks are the bytes of the collective's flows per directed link that was their
 	// max-min bottleneck while they were sent (Compare only).
 	Bottlenecks map[int32]float64 `json:"-"`
@@ -184,7 +188,10 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 		sim.ObserveBottlenecks(bottleneckTally{net})
 	}
 	began := time.Now()
-	runner := workloads.NewRunner(s.in.Workload, s.layout, sched, net)
+	runner, err := s.newIteration(sched, net)
+	if err != nil {
+		return nil, err
+	}
 	runner.Start(sched.Now(), att.Ended)
 	status := func() Status {
 		done, total := runner.Progress()
@@ -220,6 +227,28 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 	rep.Incomplete = r.Note
 	r.Report = rep
 	return r, nil
+}
+
+// iteration is one pass of a workload: a Runner, or a Pipeline of them.
+type iteration interface {
+	Start(at engine.Time, ended func())
+	Result() (*workloads.RunResult, error)
+	Err() error
+	Partial() *workloads.RunResult
+	Progress() (done, total int)
+}
+
+// newIteration prepares one pass of s's workload on sched against net: a Pipeline when the
+// workload's pipeline is simulated, a Runner otherwise.
+func (s *Simulation) newIteration(sched *engine.Scheduler, net workloads.Network) (iteration, error) {
+	if s.in.Workload.Pipelined(s.layout) {
+		p, err := workloads.NewPipeline(s.in.Workload, s.layout, sched, net)
+		if err != nil {
+			return nil, BadInput(err)
+		}
+		return p, nil
+	}
+	return workloads.NewRunner(s.in.Workload, s.layout, sched, net), nil
 }
 
 // layersNote is the note of a stopped workload run: why and where it stopped and how much of the
@@ -269,19 +298,43 @@ type collectiveNetwork struct {
 	model     moe.DispatchModel
 	dispatchs map[dispatchKey]*ccl.FlowDAG
 	planned   map[planKey][]algo.Planned
+	sends     map[[2]int]*ccl.FlowDAG // pipeline sends by (from stage, to stage)
 	records   []Collective
 	runRec    []int // collective record of each simulator run
 }
 
 func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
-	plans, err := n.plans(c)
+	var plans []algo.Planned
+	var err error
+	if c.Op == ccl.OpSend {
+		plans, err = n.sendPlans(c)
+	} else {
+		plans, err = n.plans(c)
+	}
 	if err != nil {
 		return err
 	}
+	phase := c.Phase.String()
+	if c.Stage >= 0 && n.layout.PP > 1 && c.Op != ccl.OpSend {
+		k := len(plans) / n.layout.PP // the groups of a kind go stage by stage
+		plans = plans[c.Stage*k : (c.Stage+1)*k]
+	}
 	idx := len(n.records)
 	rec := Collective{
-		Layer: c.Layer, Name: n.w.Layers[c.Layer].Name, Phase: c.Phase.String(), Op: c.Op.String(), Group: c.Group.String(),
+		Layer: c.Layer, Name: n.w.Layers[c.Layer].Name, Phase: phase, Op: c.Op.String(), Group: c.Group.String(),
 		Groups: len(plans), GroupSize: c.GroupSize, Bytes: c.Bytes, StartUs: n.s.Now().Microseconds(),
+	}
+	if c.Stage >= 0 {
+		st := c.Stage
+		rec.Stage = &st
+	}
+	if c.Op == ccl.OpSend {
+		rec.Phase = "pp_fwd"
+		if c.Phase != workloads.Fwd {
+			rec.Phase = "pp_bwd"
+		}
+		peer := c.Peer
+		rec.ToStage = &peer
 	}
 	var names []string
 	for _, p := range plans {
@@ -314,6 +367,26 @@ func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
 		n.runRec[id] = idx
 	}
 	return nil
+}
+
+// sendPlans is the plan of a pipeline send: every rank of stage c.Stage sends c.Bytes to the
+// rank in the same place of stage c.Peer, one flow each (ccl.SendDAG), started with the default
+// send latency. The DAG of a pair of stages is built once.
+func (n *collectiveNetwork) sendPlans(c workloads.Collective) ([]algo.Planned, error) {
+	k := [2]int{c.Stage, c.Peer}
+	d, ok := n.sends[k]
+	if !ok {
+		var err error
+		d, err = ccl.SendDAG(n.layout.StageRanks(c.Stage), n.layout.StageRanks(c.Peer), n.layout.GPUsPerServer, n.total, int64(c.Bytes))
+		if err != nil {
+			return nil, err
+		}
+		if n.sends == nil {
+			n.sends = map[[2]int]*ccl.FlowDAG{}
+		}
+		n.sends[k] = d
+	}
+	return []algo.Planned{{Ranks: d.Coll.Ranks, Choice: algo.Choice{Algorithm: "p2p", Reason: "pipeline send"}, DAG: d}}, nil
 }
 
 // planKey names the plans of a collective: the groups of a kind run the same operation on the

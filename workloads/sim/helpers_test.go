@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"flag"
 	"strings"
 	"testing"
 
@@ -38,3 +39,6 @@ func newTestSimulation(t *testing.T, workload string, gpus int, conf string) *Si
 	}
 	return s
 }
+
+// update rewrites the golden files of the package's tests (go test -update).
+var update = flag.Bool("update", false, "rewrite golden files")

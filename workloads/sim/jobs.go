@@ -155,7 +155,11 @@ func RunJobs(ctx context.Context, jobs []Job, opt EventOptions, att Attachments)
 			net.model.Seed ^= opt.Seed
 		}
 		jr := &jobRun{job: j, net: net, s: sched, ended: jobEnded}
-		jr.steps = len(j.Sim.in.Workload.Plan())
+		it, err := j.Sim.newIteration(sched, net)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: %w", j.Name, err)
+		}
+		_, jr.steps = it.Progress()
 		jr.next(j.Start)
 		runs[i] = jr
 	}
@@ -224,15 +228,18 @@ type jobRun struct {
 	net     *collectiveNetwork
 	s       *engine.Scheduler
 	steps   int // plan steps of one iteration, for progress
-	runner  *workloads.Runner
-	runners []*workloads.Runner
+	runner  iteration
+	runners []iteration
 	starts  []engine.Time
 	ended   func() // called when the job's last iteration ends
 }
 
 // next begins the job's next iteration at time at.
 func (jr *jobRun) next(at engine.Time) {
-	r := workloads.NewRunner(jr.job.Sim.in.Workload, jr.job.Sim.layout, jr.s, jr.net)
+	r, err := jr.job.Sim.newIteration(jr.s, jr.net)
+	if err != nil {
+		panic(err) // checked by RunJobs before the run, with the same workload and layout
+	}
 	jr.runner = r
 	jr.runners = append(jr.runners, r)
 	jr.starts = append(jr.starts, at)

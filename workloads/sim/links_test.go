@@ -3,14 +3,12 @@ package sim
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // dpWorkload is one 1 MiB all-reduce over the data-parallel group of every GPU: its ring
 // crosses the NICs, ASWs and PSWs as well as NVLink.

@@ -22,6 +22,24 @@ type breakdownJSON struct {
 	EPUs          float64 `json:"exposed_ep_us"`
 	PPUs          float64 `json:"exposed_pp_us"`
 	BubbleUs      float64 `json:"bubble_us"`
+	// Stages is every pipeline stage's own breakdown when the pipeline was simulated; the
+	// figures above are those of the stage that ended last (reported_stage).
+	ReportedStage *int        `json:"reported_stage,omitempty"`
+	Stages        []stageJSON `json:"stages,omitempty"`
+}
+
+// stageJSON is one pipeline stage's time: compute, exposed communication of its collectives,
+// the bubble (waiting for a neighbour that had not sent yet, and idle after the stage's end
+// until the iteration's) and exposed pipeline communication add up to iteration_us.
+type stageJSON struct {
+	Stage         int     `json:"stage"`
+	EndUs         float64 `json:"end_us"`
+	ComputeUs     float64 `json:"compute_us"`
+	ExposedCommUs float64 `json:"exposed_comm_us"`
+	BubbleUs      float64 `json:"bubble_us"`
+	PPUs          float64 `json:"exposed_pp_us"`
+	Sends         int     `json:"pp_sends"`
+	SendUs        float64 `json:"pp_send_us"` // the sends' times, issue to arrival, summed
 }
 
 // SummaryHeader is what summary.json says of a run's inputs.
@@ -50,6 +68,9 @@ func (r *Result) SummaryJSON(h SummaryHeader) ([]byte, error) {
 	if r.Report != nil {
 		sm := &r.Report.Summary
 		summary.Breakdown = breakdown(sm)
+		if r.Run != nil && r.Run.Stages != nil {
+			summary.Breakdown.addStages(r.Run)
+		}
 	}
 	data, err := json.MarshalIndent(summary, "", "  ")
 	if err != nil {
@@ -76,4 +97,22 @@ type runJSON struct {
 func totals(stopped error, note string, end engine.Time, events uint64, sim *netmodel.Simulator, wall time.Duration) runJSON {
 	return runJSON{Complete: stopped == nil, Incomplete: note, EndUs: end.Microseconds(), Events: events,
 		Flows: sim.Flows(), WallClockSeconds: wall.Seconds()}
+}
+
+// addStages adds a pipelined run's stages.
+func (b *breakdownJSON) addStages(run *workloads.RunResult) {
+	rs := run.Reported
+	b.ReportedStage = &rs
+	for i, st := range run.Stages {
+		var comp, exp engine.Time
+		for _, l := range st.Layers {
+			for _, ph := range l {
+				comp += ph.Compute
+				exp += ph.Exposed
+			}
+		}
+		b.Stages = append(b.Stages, stageJSON{Stage: i, EndUs: st.End.Microseconds(), ComputeUs: comp.Microseconds(),
+			ExposedCommUs: exp.Microseconds(), BubbleUs: (st.Bubble + run.End - st.End).Microseconds(),
+			PPUs: st.PPExposed.Microseconds(), Sends: st.Sends, SendUs: st.PPComm.Microseconds()})
+	}
 }
