@@ -15,6 +15,7 @@ import (
 	"simd/ccl/algo"
 	"simd/ccl/nccl"
 	"simd/engine"
+	"simd/netmodel"
 	"simd/workloads/moe"
 	"simd/workloads/sim"
 )
@@ -219,7 +220,7 @@ func runEvent(ctx context.Context, s *session) error {
 	if r.Stopped != nil {
 		fmt.Fprintf(s.stdout, "  incomplete: %s\n", rep.Incomplete)
 	}
-	logCounters(s.log, r)
+	logCounters(s.log, r.Sim, r.Events)
 	if r.Stopped != nil {
 		return stopped(r.Stopped, r.End, "the outputs hold what was computed and are marked incomplete")
 	}
@@ -228,14 +229,14 @@ func runEvent(ctx context.Context, s *session) error {
 
 // logCounters logs the network model's counters: the solver's at debug level, congestion
 // control's at info level.
-func logCounters(log *zap.Logger, r *sim.Result) {
-	if n := r.Sim.Network(); n != nil {
+func logCounters(log *zap.Logger, m *netmodel.Simulator, events uint64) {
+	if n := m.Network(); n != nil {
 		st := n.Stats()
-		log.Debug("event run", zap.Uint64("flows", r.Sim.Flows()), zap.Uint64("events", r.Events),
+		log.Debug("event run", zap.Uint64("flows", m.Flows()), zap.Uint64("events", events),
 			zap.Uint64("recomputes", st.Recomputes), zap.Uint64("solves", st.Solves), zap.Uint64("rerated", st.Rerated),
 			zap.Uint64("region_flows", st.RegionFlows), zap.Uint64("solved_flows", st.SolvedFlows), zap.Uint64("expansions", st.Expansions))
 	}
-	if n := r.Sim.CCNetwork(); n != nil {
+	if n := m.CCNetwork(); n != nil {
 		st := n.Stats()
 		log.Info("congestion control", zap.Uint64("marks", st.Marks), zap.Uint64("cnps", st.CNPs), zap.Uint64("rate_changes", st.RateChanges),
 			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks),

@@ -84,6 +84,7 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	logCounters(log, r.Sim, r.Events)
 	if alone == nil && r.Stopped == nil {
 		// Each job alone on its GPUs, with the same options and nothing written.
 		alone = make([]engine.Time, len(js))
@@ -120,7 +121,7 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	}
 	fmt.Fprintf(stdout, "simd jobs: %s, %d jobs on %s (%d GPUs)\n", o.jobs, len(js), cl.Fabric, cl.GPUs)
 	printJobRows(stdout, rows)
-	fmt.Fprintf(stdout, "  simulated %d flows, %d events in %.2f s (together)\n", r.Sim.Flows(), r.Events, r.Wall.Seconds())
+	fmt.Fprintf(stdout, "  the jobs together: simulated %d flows, %d events in %.2f s\n", r.Sim.Flows(), r.Events, r.Wall.Seconds())
 	for _, p := range append(files, written...) {
 		fmt.Fprintf(stdout, "results: %s\n", p)
 	}
