@@ -32,13 +32,16 @@ stderr.txt, and manifest.json records the parameters, the exact simd command lin
 code, the wall-clock seconds, the output files and the iteration's breakdown. The spec:
 
   workloads: [a.txt, example:microAllReduce.txt]
+  jobs: [packed.yaml, spread.yaml]          # optional: jobs files (simd -jobs), after the workloads
   topologies: [{topo: Spectrum-X, g: 8}, {topo: DCN+, g: 8}, {file: my_topo}]  # optional
   conf: SimAI.conf                          # optional; else the shipped one
   overrides: [{CC_MODE: 0}, {CC_MODE: 1}]   # optional SimAI.conf keys to replace or add
   modes: [analytical, event]                # optional; default event
 
-A topology is a topology file ({file: F}) or simd topo's flags without their dash. Relative
-paths are taken from the spec's folder. Unknown keys are errors.
+A topology is a topology file ({file: F}) or simd topo's flags without their dash. A jobs
+file is a point of the grid as a workload is: several of them sweep the jobs' placements
+(compare is not a mode for them). Relative paths are taken from the spec's folder. Unknown
+keys are errors.
 
 Shards: run k belongs to shard k mod n. -shard i/n runs shard i; without it the index comes
 from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm job array,
@@ -47,7 +50,8 @@ the same DIR or to different ones.
 
 simd sweep merge reads every run-*/manifest.json under the folders and writes one CSV row per
 run, sorted by run index: parameters, exit code, iteration, compute and exposed communication
-(total and per group) in µs, wall-clock seconds. A run index found twice is an error.
+(total and per group) in µs, wall-clock seconds; a jobs file's run gives a row per job, with
+its iteration together and alone and the slowdown. A run index found twice is an error.
 
 Exit status: 0 every run succeeded, 1 some failed (the sweep goes on; their manifests say why),
 2 bad spec or usage.`
@@ -213,8 +217,13 @@ func (c *sweepCommand) execute(ctx context.Context, stdout io.Writer, getenv fun
 // the manifest's inputs and the equivalent simd command line.
 func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sweep.Manifest, stdout, stderr io.Writer) int {
 	o := defaultOptions()
-	o.workload = p.spec.Resolve(r.Workload)
-	args := []string{"-w", o.workload}
+	args := []string{"-w", p.spec.Resolve(r.Workload)}
+	if r.Jobs {
+		o.jobs = p.spec.Resolve(r.Workload)
+		args[0] = "-jobs"
+	} else {
+		o.workload = args[1]
+	}
 	switch {
 	case r.Topology.File != "":
 		m.TopoFile = p.spec.Resolve(r.Topology.File)

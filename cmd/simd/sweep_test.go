@@ -217,3 +217,39 @@ func TestSweepFailedRunAndBadSpec(t *testing.T) {
 		t.Errorf("sweep -h: exit %d", code)
 	}
 }
+
+// A sweep over placements: two jobs files, each two jobs on a 32-GPU fabric, placed apart and
+// spread over the same servers; every run writes jobs.csv, its manifest holds each job's
+// figures, and the merged table has a row per job.
+func TestSweepJobs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "dp.txt", dpJob)
+	writeFile(t, dir, "apart.yaml", "jobs:\n  - {name: a, workload: dp.txt, gpus: \"0-3,8-11\"}\n  - {name: b, workload: dp.txt, gpus: \"16-19,24-27\"}\n")
+	writeFile(t, dir, "spread.yaml", "jobs:\n  - {name: a, workload: dp.txt, count: 8, placement: spread}\n  - {name: b, workload: dp.txt, count: 8, placement: spread}\n")
+	writeSweepSpec(t, dir, "jobs: [apart.yaml, spread.yaml]\ntopologies: [{topo: Spectrum-X, g: 32}]\noverrides: [{CC_MODE: 0}]\n")
+	code, stdout, stderr := runCLI(t, dir, "sweep", "spec.yaml", "-o", "sw")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "run-0000: slowdown a 1.000×, b 1.000× (jobs apart.yaml") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	m := readManifest(t, filepath.Join(dir, "sw", "run-0001", "manifest.json"))
+	if !m.JobsFile || len(m.Jobs) != 2 || m.Jobs[0].Job != "a" || m.Jobs[0].Slowdown == nil || m.Jobs[0].Result == nil || m.Result != nil ||
+		m.Args[0] != "-jobs" {
+		t.Errorf("manifest: %+v", m)
+	}
+	if code, _, stderr := runCLI(t, dir, "sweep", "merge", "sw", "-o", "table.csv"); code != exitOK {
+		t.Fatal(stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(dir, "table.csv"))), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("table:\n%s", strings.Join(lines, "\n"))
+	}
+	for i, want := range []string{"0,apart.yaml,", "0,apart.yaml,", "1,spread.yaml,", "1,spread.yaml,"} {
+		f := strings.Split(lines[i+1], ",")
+		if !strings.HasPrefix(lines[i+1], want) || f[18] != []string{"a", "b"}[i%2] || f[21] == "" {
+			t.Errorf("row %d: %s", i, lines[i+1])
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,9 +114,16 @@ func GPURanges(gpus []int32) string {
 	return strings.Join(parts, " ")
 }
 
-// ReadJobsAlone reads the alone iteration times of an earlier run's jobs.csv (name names it in
-// messages): per job name, µs. Jobs whose alone figure is empty are left out.
-func ReadJobsAlone(r io.Reader, name string) (map[string]float64, error) {
+// JobFigures are a jobs.csv row's figures; a pointer is nil for an empty field.
+type JobFigures struct {
+	Job        string   `json:"job"`
+	TogetherUs *float64 `json:"iteration_us_together,omitempty"`
+	AloneUs    *float64 `json:"iteration_us_alone,omitempty"`
+	Slowdown   *float64 `json:"slowdown,omitempty"`
+}
+
+// ReadJobsCSV reads a jobs.csv (name names it in messages): each row's job and figures.
+func ReadJobsCSV(r io.Reader, name string) ([]JobFigures, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = len(JobsCSVHeader)
 	head, err := cr.Read()
@@ -125,7 +133,7 @@ func ReadJobsAlone(r io.Reader, name string) (map[string]float64, error) {
 	if strings.Join(head, ",") != strings.Join(JobsCSVHeader, ",") {
 		return nil, fmt.Errorf("%s:1: not a jobs.csv header (expected %s)", name, strings.Join(JobsCSVHeader, ","))
 	}
-	out := map[string]float64{}
+	var out []JobFigures
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -134,15 +142,36 @@ func ReadJobsAlone(r io.Reader, name string) (map[string]float64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, csvMessage(err))
 		}
-		if rec[8] == "" {
-			continue
+		f := JobFigures{Job: rec[0]}
+		for k, p := range []**float64{&f.TogetherUs, &f.AloneUs, &f.Slowdown} {
+			field := rec[7+k]
+			if field == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(field, 64)
+			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s:%d: %s %q: expected a positive number", name, line, JobsCSVHeader[7+k], field)
+			}
+			*p = &v
 		}
-		v, err := strconv.ParseFloat(rec[8], 64)
-		if err != nil || v <= 0 {
-			return nil, fmt.Errorf("%s:%d: iteration_us_alone %q: expected a positive number of µs", name, line, rec[8])
-		}
-		out[rec[0]] = v
+		out = append(out, f)
 	}
+}
+
+// ReadJobsAlone reads the alone iteration times of an earlier run's jobs.csv (name names it in
+// messages): per job name, µs. Jobs whose alone figure is empty are left out.
+func ReadJobsAlone(r io.Reader, name string) (map[string]float64, error) {
+	rows, err := ReadJobsCSV(r, name)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for _, f := range rows {
+		if f.AloneUs != nil {
+			out[f.Job] = *f.AloneUs
+		}
+	}
+	return out, nil
 }
 
 // csvMessage is a CSV reader's error without the position it repeats.

@@ -9,7 +9,6 @@ import (
 	"testing"
 )
 
-
 // dpWorkload is one 1 MiB all-reduce over the data-parallel group of every GPU: its ring
 // crosses the NICs, ASWs and PSWs as well as NVLink.
 const dpWorkload = "HYBRID_TRANSFORMER model_parallel_NPU_group: 4\n1\nar -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 1048576 1\n"

@@ -14,7 +14,6 @@ import (
 	"simd/engine"
 )
 
-
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)

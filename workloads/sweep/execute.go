@@ -70,6 +70,16 @@ func (e *Executor) Execute(ctx context.Context, stdout io.Writer) (int, error) {
 				case m.ExitCode != 0:
 					failed++
 					fmt.Fprintf(stdout, "%s: exit %d (%s): %s\n", r.Folder(), m.ExitCode, describe(r), m.Error)
+				case r.Jobs:
+					var parts []string
+					for _, j := range m.Jobs {
+						sd := "?"
+						if j.Slowdown != nil {
+							sd = strconv.FormatFloat(*j.Slowdown, 'f', 3, 64) + "×"
+						}
+						parts = append(parts, j.Job+" "+sd)
+					}
+					fmt.Fprintf(stdout, "%s: slowdown %s (%s)\n", r.Folder(), strings.Join(parts, ", "), describe(r))
 				default:
 					it := "?"
 					if m.Result != nil {
@@ -103,7 +113,7 @@ func (e *Executor) run(ctx context.Context, r Run) (*Manifest, error) {
 		return nil, err
 	}
 	m := &Manifest{Run: r.Index, Shard: e.Shard.String(), Workload: r.Workload, Topology: r.Topology.String(),
-		TopoFlags: r.Topology.Flags, Overrides: r.Override.Params, Mode: r.Mode, Outputs: []string{}}
+		TopoFlags: r.Topology.Flags, Overrides: r.Override.Params, Mode: r.Mode, Outputs: []string{}, JobsFile: r.Jobs}
 	if m.Overrides == nil {
 		m.Overrides = []Param{}
 	}
@@ -131,7 +141,13 @@ func (e *Executor) run(ctx context.Context, r Run) (*Manifest, error) {
 		return nil
 	})
 	sort.Strings(m.Outputs)
+	if r.Jobs {
+		m.Jobs = jobsResults(out)
+	}
 	for _, o := range m.Outputs {
+		if r.Jobs {
+			break // a jobs file's runs have a result per job
+		}
 		if strings.HasSuffix(o, "EndToEnd.csv") {
 			f, err := os.Open(filepath.Join(dir, o))
 			if err != nil {
@@ -154,9 +170,37 @@ func (e *Executor) run(ctx context.Context, r Run) (*Manifest, error) {
 	return m, err
 }
 
+// jobsResults reads a jobs-file run's jobs.csv and each job's EndToEnd.csv in its output folder
+// out; nil when the run wrote no jobs.csv (it failed).
+func jobsResults(out string) []JobResult {
+	f, err := os.Open(filepath.Join(out, "jobs.csv"))
+	if err != nil {
+		return nil
+	}
+	rows, err := sim.ReadJobsCSV(f, "jobs.csv")
+	f.Close()
+	if err != nil {
+		return nil
+	}
+	res := make([]JobResult, len(rows))
+	for i, row := range rows {
+		res[i].JobFigures = row
+		if f, err := os.Open(filepath.Join(out, row.Job, "EndToEnd.csv")); err == nil {
+			if r, err := ParseEndToEnd(f, row.Job+"/EndToEnd.csv"); err == nil {
+				res[i].Result = &r
+			}
+			f.Close()
+		}
+	}
+	return res
+}
+
 // describe is the run's parameters in one line.
 func describe(r Run) string {
 	d := r.Workload + ", " + r.Topology.String() + ", " + r.Mode
+	if r.Jobs {
+		d = "jobs " + d
+	}
 	if o := r.Override.String(); o != "" {
 		d += ", " + o
 	}

@@ -6,10 +6,12 @@ import (
 	"strings"
 
 	"simd/configs"
+	"simd/workloads/jobs"
 )
 
 // CheckInputs makes sure every input the spec names exists before a run starts: each workload
-// file (or shipped example, "example:NAME"), each topology file, and each generated topology's
+// file (or shipped example, "example:NAME"), each jobs file (and that it parses; its
+// placements are checked against each run's topology), each topology file, and each generated topology's
 // flags, which checkGenerator parses (simd topo's flags without their dash, as GeneratorArgs
 // gives them; its error's text is the message). A problem is an *Error naming the spec's line
 // and field.
@@ -25,6 +27,15 @@ func (s *Spec) CheckInputs(checkGenerator func(args []string) error) error {
 			}
 		} else if _, err := os.Stat(s.Resolve(w)); err != nil {
 			return fail(s.WorkLines[i], field, "%v", err)
+		}
+	}
+	for i, j := range s.Jobs {
+		data, err := os.ReadFile(s.Resolve(j))
+		if err == nil {
+			_, err = jobs.Parse(data, s.Resolve(j))
+		}
+		if err != nil {
+			return fail(s.JobLines[i], fmt.Sprintf("jobs[%d]", i), "%v", err)
 		}
 	}
 	for i, t := range s.Topologies {

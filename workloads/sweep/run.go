@@ -21,7 +21,8 @@ import (
 // Run is one point of the grid.
 type Run struct {
 	Index    int
-	Workload string
+	Workload string // a workload file, or with Jobs a jobs file
+	Jobs     bool
 	Topology Topology
 	Override Override
 	Mode     string
@@ -33,18 +34,24 @@ func (r Run) Folder() string { return RunFolder(r.Index) }
 // RunFolder is the folder name of run k: run-0000, run-0001, ...
 func RunFolder(k int) string { return fmt.Sprintf("run-%04d", k) }
 
-// Expand lists the runs of the grid: workloads × topologies × overrides × modes, nested in that
-// order (the mode varies fastest), numbered from 0.
+// Expand lists the runs of the grid: (workloads, then jobs files) × topologies × overrides ×
+// modes, nested in that order (the mode varies fastest), numbered from 0.
 func (s *Spec) Expand() []Run {
 	var runs []Run
-	for _, w := range s.Workloads {
+	add := func(w string, jobs bool) {
 		for _, t := range s.Topologies {
 			for _, o := range s.Overrides {
 				for _, m := range s.Modes {
-					runs = append(runs, Run{Index: len(runs), Workload: w, Topology: t, Override: o, Mode: m})
+					runs = append(runs, Run{Index: len(runs), Workload: w, Jobs: jobs, Topology: t, Override: o, Mode: m})
 				}
 			}
 		}
+	}
+	for _, w := range s.Workloads {
+		add(w, false)
+	}
+	for _, j := range s.Jobs {
+		add(j, true)
 	}
 	return runs
 }
@@ -226,6 +233,16 @@ type Manifest struct {
 	Outputs     []string `json:"outputs"`
 	Result      *Result  `json:"result,omitempty"`
 	Network     *Network `json:"network,omitempty"`
+	// JobsFile is set for a run of a jobs file (Workload is then the file), and Jobs holds its
+	// jobs.csv rows, each with its last iteration's EndToEnd.csv (Result is then absent).
+	JobsFile bool        `json:"jobs_file,omitempty"`
+	Jobs     []JobResult `json:"jobs,omitempty"`
+}
+
+// JobResult is one job of a jobs-file run: its jobs.csv figures and its EndToEnd.csv's.
+type JobResult struct {
+	sim.JobFigures
+	Result *Result `json:"result,omitempty"`
 }
 
 // Network is what an event-mode run's logs say about the fabric: the median and 99th percentile
@@ -313,41 +330,68 @@ func Merge(dirs []string, out string, stdout io.Writer) (int, error) {
 var TableHeader = []string{"run", "workload", "topology", "mode", "overrides", "exit_code",
 	"iteration_us", "compute_us", "exposed_comm_us", "exposed_tp_us", "exposed_dp_us",
 	"exposed_dp_ep_us", "exposed_ep_us", "exposed_pp_us", "bubble_us",
-	"fct_slowdown_p50", "fct_slowdown_p99", "pfc_pauses", "wall_seconds"}
+	"fct_slowdown_p50", "fct_slowdown_p99", "pfc_pauses",
+	"job", "iteration_us_together", "iteration_us_alone", "slowdown", "wall_seconds"}
 
-// WriteTable writes one CSV row per manifest, in the order given. Runs without a result (failed
-// ones) have empty result columns.
+// WriteTable writes one CSV row per manifest, in the order given, and for a jobs file one row
+// per job (its EndToEnd.csv's figures, then its jobs.csv figures in the four columns before
+// wall_seconds, which are empty for a workload's run). Runs without a result (failed ones) have empty result
+// columns.
 func WriteTable(w io.Writer, ms []Manifest) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(TableHeader); err != nil {
 		return err
 	}
-	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 	for _, m := range ms {
-		row := []string{strconv.Itoa(m.Run), m.Workload, m.Topology, m.Mode, m.OverrideString(), strconv.Itoa(m.ExitCode)}
-		if r := m.Result; r != nil {
-			row = append(row, num(r.IterationUs), num(r.ComputeUs), num(r.ExposedCommUs), num(r.TPUs), num(r.DPUs),
-				num(r.DPEPUs), num(r.EPUs), num(r.PPUs), num(r.BubbleUs))
-		} else {
-			row = append(row, "", "", "", "", "", "", "", "", "")
+		if !m.JobsFile || len(m.Jobs) == 0 {
+			if err := cw.Write(tableRow(&m, m.Result, nil)); err != nil {
+				return err
+			}
+			continue
 		}
-		var p50, p99, pauses string
-		if n := m.Network; n != nil {
-			if n.FCTSlowdownP50 != nil {
-				p50 = strconv.FormatFloat(*n.FCTSlowdownP50, 'f', 4, 64)
+		for i := range m.Jobs {
+			if err := cw.Write(tableRow(&m, m.Jobs[i].Result, &m.Jobs[i].JobFigures)); err != nil {
+				return err
 			}
-			if n.FCTSlowdownP99 != nil {
-				p99 = strconv.FormatFloat(*n.FCTSlowdownP99, 'f', 4, 64)
-			}
-			if n.PFCPauses != nil {
-				pauses = strconv.Itoa(*n.PFCPauses)
-			}
-		}
-		row = append(row, p50, p99, pauses, strconv.FormatFloat(m.WallSeconds, 'f', 3, 64))
-		if err := cw.Write(row); err != nil {
-			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// tableRow is the merged table's row of run m with result r and, for a job, its figures.
+func tableRow(m *Manifest, r *Result, job *sim.JobFigures) []string {
+	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	row := []string{strconv.Itoa(m.Run), m.Workload, m.Topology, m.Mode, m.OverrideString(), strconv.Itoa(m.ExitCode)}
+	if r != nil {
+		row = append(row, num(r.IterationUs), num(r.ComputeUs), num(r.ExposedCommUs), num(r.TPUs), num(r.DPUs),
+			num(r.DPEPUs), num(r.EPUs), num(r.PPUs), num(r.BubbleUs))
+	} else {
+		row = append(row, "", "", "", "", "", "", "", "", "")
+	}
+	var p50, p99, pauses string
+	if n := m.Network; n != nil {
+		if n.FCTSlowdownP50 != nil {
+			p50 = strconv.FormatFloat(*n.FCTSlowdownP50, 'f', 4, 64)
+		}
+		if n.FCTSlowdownP99 != nil {
+			p99 = strconv.FormatFloat(*n.FCTSlowdownP99, 'f', 4, 64)
+		}
+		if n.PFCPauses != nil {
+			pauses = strconv.Itoa(*n.PFCPauses)
+		}
+	}
+	row = append(row, p50, p99, pauses)
+	if job == nil {
+		row = append(row, "", "", "", "")
+	} else {
+		opt := func(v *float64) string {
+			if v == nil {
+				return ""
+			}
+			return num(*v)
+		}
+		row = append(row, job.Job, opt(job.TogetherUs), opt(job.AloneUs), opt(job.Slowdown))
+	}
+	return append(row, strconv.FormatFloat(m.WallSeconds, 'f', 3, 64))
 }

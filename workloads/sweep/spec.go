@@ -12,6 +12,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -80,10 +81,14 @@ func (o Override) String() string {
 
 // Spec is a parsed sweep spec.
 type Spec struct {
-	Name       string // file name, for messages
-	Dir        string // folder of the spec; relative paths in it are relative to this folder
-	Workloads  []string
-	WorkLines  []int // line of each workload in the spec
+	Name      string // file name, for messages
+	Dir       string // folder of the spec; relative paths in it are relative to this folder
+	Workloads []string
+	WorkLines []int // line of each workload in the spec
+	// Jobs are jobs files (simd -jobs): each is a point of the grid as a workload is, so that
+	// placements of several jobs can be swept; JobLines are their lines.
+	Jobs       []string
+	JobLines   []int
 	Topologies []Topology
 	Conf       string
 	Overrides  []Override
@@ -150,7 +155,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, fail(root, "", "expected a mapping of workloads, topologies, conf, overrides and modes")
+		return nil, fail(root, "", "expected a mapping of workloads, jobs, topologies, conf, overrides and modes")
 	}
 	seen := map[string]bool{}
 	var hasWorkloads bool
@@ -170,6 +175,15 @@ func Parse(data []byte, name string) (*Spec, error) {
 			}
 			if err == nil && len(s.Workloads) == 0 {
 				err = fail(v, "workloads", "expected at least one workload file")
+			}
+		case "jobs":
+			hasWorkloads = true
+			s.Jobs, err = scalarList(v, "jobs", fail)
+			for _, e := range v.Content {
+				s.JobLines = append(s.JobLines, e.Line)
+			}
+			if err == nil && len(s.Jobs) == 0 {
+				err = fail(v, "jobs", "expected at least one jobs file")
 			}
 		case "modes":
 			s.Modes, err = scalarList(v, "modes", fail)
@@ -191,14 +205,17 @@ func Parse(data []byte, name string) (*Spec, error) {
 		case "overrides":
 			s.Overrides, err = parseOverrides(v, fail)
 		default:
-			err = fail(k, k.Value, "unknown key: expected workloads, topologies, conf, overrides or modes")
+			err = fail(k, k.Value, "unknown key: expected workloads, jobs, topologies, conf, overrides or modes")
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	if !hasWorkloads {
-		return nil, fail(root, "workloads", "missing: expected a list of workload files")
+		return nil, fail(root, "workloads", "missing: expected a list of workload files (or jobs, a list of jobs files)")
+	}
+	if len(s.Jobs) > 0 && slices.Contains(s.Modes, "compare") {
+		return nil, fail(root, "modes", "compare does not run jobs files (jobs): list analytical or event")
 	}
 	if s.Topologies == nil {
 		s.Topologies = []Topology{{Line: root.Line}}
@@ -209,7 +226,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 	if s.Modes == nil {
 		s.Modes = []string{"event"}
 	}
-	w, t, o, m := len(s.Workloads), len(s.Topologies), len(s.Overrides), len(s.Modes)
+	w, t, o, m := len(s.Workloads)+len(s.Jobs), len(s.Topologies), len(s.Overrides), len(s.Modes)
 	if n, ok := units.Product(int64(w), int64(t), int64(o), int64(m)); !ok || n > MaxRuns {
 		return nil, fail(root, "", "%d workloads × %d topologies × %d overrides × %d modes is more than the %d runs a sweep may have",
 			w, t, o, m, MaxRuns)

@@ -252,7 +252,7 @@ func TestReadManifestsRejectsDuplicates(t *testing.T) {
 	if err := WriteTable(&buf, ms); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(strings.TrimSpace(buf.String()), "\n"); len(lines) != 4 || lines[1] != "0,w,,,K=1,0,,,,,,,,,,,,,0.000" {
+	if lines := strings.Split(strings.TrimSpace(buf.String()), "\n"); len(lines) != 4 || lines[1] != "0,w,,,K=1,0,,,,,,,,,,,,,,,,,0.000" {
 		t.Errorf("table:\n%s", buf.String())
 	}
 	write(b, 2)
@@ -280,7 +280,7 @@ func TestNetworkColumns(t *testing.T) {
 	if err := WriteTable(&buf, ms); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Split(strings.TrimSpace(buf.String()), "\n")[1]; got != "0,w,,,,0,,,,,,,,,,1.5000,8.0000,3,0.000" {
+	if got := strings.Split(strings.TrimSpace(buf.String()), "\n")[1]; got != "0,w,,,,0,,,,,,,,,,1.5000,8.0000,3,,,,,0.000" {
 		t.Errorf("row %q", got)
 	}
 }
@@ -341,7 +341,7 @@ func TestMerge(t *testing.T) {
 	write(b, 0)
 	var stdout bytes.Buffer
 	n, err := Merge([]string{a, b}, "", &stdout)
-	want := strings.Join(TableHeader, ",") + "\n0,w,,,,0,,,,,,,,,,,,,0.000\n1,w,,,,0,,,,,,,,,,,,,0.000\n"
+	want := strings.Join(TableHeader, ",") + "\n0,w,,,,0,,,,,,,,,,,,,,,,,0.000\n1,w,,,,0,,,,,,,,,,,,,,,,,0.000\n"
 	if err != nil || n != 2 || stdout.String() != want {
 		t.Fatalf("stdout: %d, %v\n%s", n, err, stdout.String())
 	}
@@ -362,5 +362,49 @@ func TestMerge(t *testing.T) {
 	}
 	if _, err := os.Stat(bad); err == nil {
 		t.Error("a failed merge wrote its table")
+	}
+}
+
+// A spec may list jobs files (simd -jobs) beside or instead of workloads: each is a point of the
+// grid, after the workloads; compare does not run them. A jobs run's manifest has a row per job
+// in the merged table, with its jobs.csv figures.
+func TestSpecJobs(t *testing.T) {
+	s, err := Parse([]byte("workloads: [w.txt]\njobs: [a.yaml, b.yaml]\nmodes: [analytical, event]\n"), "s.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Expand()
+	var got []string
+	for _, r := range runs {
+		got = append(got, fmt.Sprintf("%s/%v/%s", r.Workload, r.Jobs, r.Mode))
+	}
+	want := "w.txt/false/analytical w.txt/false/event a.yaml/true/analytical a.yaml/true/event b.yaml/true/analytical b.yaml/true/event"
+	if strings.Join(got, " ") != want {
+		t.Errorf("runs %v, want %s", got, want)
+	}
+	if s, err := Parse([]byte("jobs: [a.yaml]\n"), "s.yaml"); err != nil || len(s.Expand()) != 1 || !s.Expand()[0].Jobs {
+		t.Errorf("jobs alone: %v", err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"jobs: [a.yaml]\nmodes: [compare]\n", "s.yaml:1: modes: compare does not run jobs files"},
+		{"jobs: []\n", "s.yaml:1: jobs: expected at least one jobs file"},
+		{"modes: [event]\n", "workloads: missing: expected a list of workload files (or jobs, a list of jobs files)"},
+	} {
+		if _, err := Parse([]byte(tc.text), "s.yaml"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+	two, one := 2.5, 1.25
+	ms := []Manifest{{Run: 0, Workload: "a.yaml", JobsFile: true, Jobs: []JobResult{
+		{JobFigures: sim.JobFigures{Job: "x", TogetherUs: &two, AloneUs: &two, Slowdown: &one}, Result: &Result{IterationUs: 3}},
+		{JobFigures: sim.JobFigures{Job: "y"}},
+	}}}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, ms); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 3 || lines[1] != "0,a.yaml,,,,0,3,0,0,0,0,0,0,0,0,,,,x,2.5,2.5,1.25,0.000" || lines[2] != "0,a.yaml,,,,0,,,,,,,,,,,,,y,,,,0.000" {
+		t.Errorf("table:\n%s", buf.String())
 	}
 }
