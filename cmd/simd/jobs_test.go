@@ -17,6 +17,7 @@ func jobsFolder(t *testing.T, jobsYAML string) string {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, dir, "dp.txt", dpJob)
+	writeFile(t, dir, "pp3.txt", strings.Replace(dpJob, "pp: 1 ", "pp: 3 ", 1))
 	writeFile(t, dir, "jobs.yaml", jobsYAML)
 	writeFile(t, dir, "cc0.conf", "CC_MODE 0\n")
 	return dir
@@ -131,6 +132,7 @@ func TestJobsBadInput(t *testing.T) {
 		{"workload's GPU count", "jobs:\n  - {name: a, workload: dp.txt, count: 4}\n", nil,
 			"jobs.yaml:2: jobs[0].count: the job has 4 GPUs, but its workload dp.txt was made for 8 (all_gpus)"},
 		{"missing workload", "jobs:\n  - {name: a, workload: nope.txt, count: 8}\n", nil, "jobs.yaml:2: jobs[0].workload: open"},
+		{"pp does not divide", "jobs:\n  - {name: a, workload: pp3.txt, count: 8}\n", nil, "jobs.yaml:2: jobs[0].count: job a: pp3.txt:1: pp:"},
 		{"compare", "jobs:\n  - {name: a, workload: dp.txt, count: 8}\n", []string{"-mode", "compare"}, "-mode compare: not for -jobs"},
 		{"with -w", "jobs:\n  - {name: a, workload: dp.txt, count: 8}\n", []string{"-w", "dp.txt"}, "-w and -flows do not go with it"},
 		{"no cluster", "jobs:\n  - {name: a, workload: dp.txt, count: 8}\n", []string{"-g", ""}, ""},

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -174,5 +176,30 @@ func TestRunJobsRefuses(t *testing.T) {
 	cl.GPUs = 2
 	if _, err := New(Inputs{Workload: w, WorkloadName: "w.txt", Cluster: cl}, Options{Placement: []int32{3, 16}}); err == nil || !strings.Contains(err.Error(), "GPU 16, beyond the topology's 16 GPUs") {
 		t.Errorf("placement beyond the topology: %v", err)
+	}
+}
+
+// A pipelined workload runs as a job as it runs alone: RunJobs's iteration is Event's, stage
+// for stage.
+func TestJobsPipelined(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "pp2-aicb.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topo.DefaultFabric(32, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := placedJob(t, tp, string(text), "CC_MODE 0\n", gpuRange(16, 31))
+	r, err := s.Event(context.Background(), EventOptions{SendLatency: -1}, Attachments{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Run.Stages) != 2 {
+		t.Fatalf("%d stages", len(r.Run.Stages))
+	}
+	got := iterations(t, Job{Name: "p", Sim: s, Iterations: 2})[0]
+	if got[0] != r.Run.End || got[1] != r.Run.End {
+		t.Errorf("as a job: %v, alone: %v", got, r.Run.End)
 	}
 }
