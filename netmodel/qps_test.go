@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"simd/ccl"
+	"simd/ccl/nccl"
 	"simd/engine"
 	"simd/topo"
 )
@@ -184,5 +185,30 @@ func TestSetQPsPerConnectionRefuses(t *testing.T) {
 	s.Run()
 	if err := sim.SetQPsPerConnection(2); err == nil {
 		t.Error("accepted after the first flow")
+	}
+}
+
+// A data-parallel ring all-reduce of S bytes between GPU 0 of one DCN+ dual-ToR server and GPU 8
+// of the other: 2(n−1) = 2 steps in which each GPU sends S/2 to the other over the network. With
+// 2 QPs per connection every flow uses both 200 Gbps ports of the NIC, the full 400 Gbps: a step
+// takes (S/2)·8/400G plus the two hops' delay. With SimAI's one QP a flow has one port, and the
+// ring takes longer.
+func TestQPsPerConnectionRingAllReduce(t *testing.T) {
+	tp := dualToR16(t)
+	const S = 64 << 20
+	req := ccl.Request{Op: ccl.OpAllReduce, Ranks: []int32{0, 8}, GPUsPerServer: 8, TotalGPUs: 16, Bytes: S}
+	d, err := nccl.Ring(req, nccl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hops := 2 * 500 * engine.Nanosecond
+	step := engine.Time(math.Ceil(S/2*8/400e9*1e12)) + hops
+	two, _ := runQPs(t, tp, d, 2)
+	if !near(two, 2*step, 16) {
+		t.Errorf("2 QPs: %v, want 2 × %v (the NIC's 400 Gbps)", two, step)
+	}
+	one, _ := runQPs(t, tp, d, 1)
+	if one <= two+step/4 {
+		t.Errorf("1 QP: %v, not slower than 2 QPs' %v", one, two)
 	}
 }
