@@ -56,7 +56,6 @@ type table struct {
 // figure is one plot of the page.
 type figure struct {
 	Name, Title string
-	Notes       []string
 	SVG         template.HTML
 }
 
@@ -123,7 +122,8 @@ func Build(dir, prefix string) ([]byte, error) {
 	}
 	p.Skipped = skipped
 	for _, f := range figs {
-		p.Figures = append(p.Figures, figure{Name: f.Name, Title: f.Title, Notes: f.Notes, SVG: inlineSVG(f.SVG, f.Title)})
+		// The notes are drawn under the plot, in its SVG.
+		p.Figures = append(p.Figures, figure{Name: f.Name, Title: f.Title, SVG: inlineSVG(f.SVG, f.Title)})
 	}
 	if err := p.links(in("links.csv"), in("link_classes.csv"), prefix); err != nil {
 		return nil, err

@@ -44,8 +44,7 @@ nav a { margin-right: 0.8rem; }
 {{range .Figures}}<figure id="plot-{{.Name}}">
 <figcaption>{{.Title}}</figcaption>
 {{.SVG}}
-{{range .Notes}}<p class="note">{{.}}</p>
-{{end}}</figure>
+</figure>
 {{else}}<p class="note">No plots: the folder has none of their inputs.</p>
 {{end}}{{with .Skipped}}<p class="skipped">Skipped: {{range $i, $s := .}}{{if $i}}; {{end}}{{$s}}{{end}}.</p>{{end}}
 <h2 id="links">Links</h2>
