@@ -14,14 +14,16 @@
 // topology; ClusterRequest.Resolve from a topology or none, the figures given and SimAI's
 // tables, as simd's flags do), conf a parsed SimAI.conf (configs.ParseSimAIConf, or the shipped one). RunFlows
 // runs an ns-3 flow file instead of a workload, RunMoE the DeepEP or FAST plans of simd moe gen's
-// workloads. Cancelling ctx stops a run cleanly between two events: the result then holds what
+// workloads, and RunJobs several workloads placed on disjoint GPUs of one fabric, together
+// (Options.Placement places one; NewJobs places a jobs file's, package workloads/jobs). Cancelling ctx stops a run cleanly between two events: the result then holds what
 // was computed up to there, Result.Stopped is the context's cause and Result.Note says where it
 // stopped, as the outputs say it. Errors caused by the inputs are InputErrors.
 //
 // Outputs are never written by the run. Attachments hang observers on it: Open gives the PFC
 // observer before the simulator is built, Attach adds flow observers (netmodel.FCTLog) and
 // monitors once it is, Watch sees the run's Status every WatchEvents events (the progress
-// report). Files is the set of observers that writes SimAI's files (fct.txt, pfc.txt, qlen.txt,
+// report), and Ended is told when the workload's run is over (the simulator may go on for the
+// monitors). Files is the set of observers that writes SimAI's files (fct.txt, pfc.txt, qlen.txt,
 // bw.txt, rate.txt, cnp.txt) where SimAI.conf or an output folder puts them, under temporary
 // names until Commit, and with Files.Links the link sampler's links.csv and link_classes.csv
 // (netmodel.LinkSampler: every link's bytes over the whole run, in both network models, read
@@ -32,9 +34,9 @@
 //
 //   - The event loop is engine.Scheduler's run loop (engine/scheduler.go): one clock, one heap
 //     of events ordered by (time, sequence). Event builds a scheduler and a
-//     netmodel.Simulator on it, hands the iteration to workloads.Runner (workloads.Pipeline
-//     when PP > 1) and calls its Run; the
-//     watcher (watch.go) looks at the loop between events.
+//     netmodel.Simulator on it, starts the iteration, a workloads.Runner (workloads.Pipeline
+//     when PP > 1: newIteration), and runs the loop; RunJobs starts one per job and
+//     iteration on the same loop. The watcher (watch.go) looks at the loop between events.
 //   - A collective becomes flows in collectiveNetwork.Start (event.go): the algorithm selector
 //     (ccl/algo) plans one flow DAG per group of the collective's kind (ccl/nccl, ccl/alltoall,
 //     ccl/rhd, ...; DeepEP or FAST dispatches from workloads/moe for EP all-to-alls under
