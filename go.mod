@@ -10,6 +10,8 @@ require (
 	gonum.org/v1/gonum v0.17.0
 )
 
+require google.golang.org/protobuf v1.36.12 // indirect
+
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect

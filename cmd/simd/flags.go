@@ -30,6 +30,9 @@ type options struct {
 	busbw                          string
 	logLevel                       string
 	allowShortWorkload             bool
+	// Chakra traces (trace.go).
+	commGroups, chakraDeps       string
+	rooflineTFLOPS, rooflineGBps float64
 	// Event mode.
 	flows         string
 	jobs          string // -jobs FILE
@@ -160,6 +163,10 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"busbw"}, "FILE", "busbw.yaml of fixed bus bandwidths (SimAI's historical input) instead of the computed ones", "", str(&o.busbw)},
 			{[]string{"allow-short-workload"}, "", "accept a workload whose count line promises more records than the file holds, using the records it holds", "",
 				func(n, u string) { fs.BoolVar(&o.allowShortWorkload, n, false, u) }},
+			{[]string{"comm-groups"}, "FILE", "Chakra trace (-w PREFIX.%d.et or ASTRA-sim's bare PREFIX): ASTRA-sim's communicator-group file, {\"1\": [0, 1], ...}; a node's pg_name picks its group", "none (or PyTorch's process groups from a METADATA_NODE)", str(&o.commGroups)},
+			{[]string{"chakra-deps"}, "DEPS", "Chakra trace: both (ctrl_deps and data_deps, as ASTRA-sim) or data (data_deps only, as MLCommons' feeder; for older PyTorch traces)", "both", str(&o.chakraDeps)},
+			{[]string{"roofline-tflops"}, "X", "Chakra trace: peak compute, TFLOPS: GPU COMP nodes with num_ops take the roofline time instead of duration_micros", "0: duration_micros", func(n, u string) { fs.Float64Var(&o.rooflineTFLOPS, n, 0, u) }},
+			{[]string{"roofline-gbps"}, "Y", "Chakra trace: local memory bandwidth, GB/s: the roofline's memory bound, and the time of MEM_LOAD/MEM_STORE nodes (tensor_size / Y)", "0: no memory bound, memory nodes take no time", func(n, u string) { fs.Float64Var(&o.rooflineGBps, n, 0, u) }},
 		}},
 		{"Mode and outputs", []flagSpec{
 			{[]string{"mode"}, "MODE", "event (every flow over the fabric: max-min fair sharing, or DCQCN/HPCC/DCTCP with fluid queues, ECN and PFC when SimAI.conf's CC_MODE asks), analytical (SimAI_analytical's closed-form model) or compare (both, side by side in compare.csv)", "event", str(&o.mode)},

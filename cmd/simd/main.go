@@ -106,6 +106,8 @@ func execute(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 		return runJobs(ctx, o, log, stdout, stderr)
 	case o.flows != "":
 		return runFlowFile(ctx, o, log, stdout, stderr)
+	case isTrace(o):
+		return runTrace(ctx, o, log, stdout, stderr)
 	case o.mode == "analytical" || o.mode == "event" || o.mode == "compare":
 		s, err := newSession(o, log, stdout)
 		if err != nil {
