@@ -83,6 +83,11 @@ func runTrace(ctx context.Context, o *options, log *zap.Logger, stdout, stderr i
 			return err
 		}
 	case "event":
+		if !o.set["algo-policy"] {
+			// A trace records collectives that NCCL ran: NCCL's tuning picks their algorithm and
+			// channels (SimCCL's rule is SimAI's, for SimAI's workloads).
+			o.algoPolicy = "nccl"
+		}
 		opt, err := eventOptions(o)
 		if err != nil {
 			return err
