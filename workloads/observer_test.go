@@ -27,6 +27,7 @@ func (o *spanLog) add(stage, kind int, a, b engine.Time) {
 }
 
 func (o *spanLog) Compute(stage, _ int, _ Phase, a, b engine.Time) { o.add(stage, 0, a, b) }
+func (o *spanLog) Issued(int, Collective, engine.Time)             {}
 func (o *spanLog) Exposed(stage, _ int, _ Phase, a, b engine.Time) { o.add(stage, 1, a, b) }
 func (o *spanLog) Received(stage int, st PlanStep, wait, sent, arrived engine.Time) {
 	if st.Kind != StepRecv {

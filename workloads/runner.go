@@ -22,6 +22,8 @@ type Network interface {
 type Observer interface {
 	// Compute is a compute delay of a layer's phase, from start to end.
 	Compute(stage, layer int, ph Phase, start, end engine.Time)
+	// Issued is a collective issued at time at (also with no Network, where it costs nothing).
+	Issued(stage int, c Collective, at engine.Time)
 	// Exposed is a stretch from start to end in which the pass waited for the collectives of
 	// a layer's phase: the time PhaseStats.Exposed charges to it.
 	Exposed(stage, layer int, ph Phase, start, end engine.Time)
@@ -248,6 +250,9 @@ func (r *Runner) issue(layer int, ph Phase, blocking bool) bool {
 		return false
 	}
 	r.res.Layers[layer][ph].Issued++
+	if r.obs != nil {
+		r.obs.Issued(r.stage, c, r.s.Now())
+	}
 	if r.net == nil {
 		return false
 	}

@@ -11,7 +11,8 @@
 // one track may overlap (a non-blocking collective runs under the next compute): WriteJSON
 // puts them on lanes, one Chrome thread each, so that on every lane spans are either nested or
 // disjoint, as the format asks. Main spans (compute, waits) take the track's first lanes,
-// communication spans (Comm) lanes of their own after them.
+// communication spans (Comm) lanes of their own after them, where two that overlap never share
+// a lane (one inside the other would read as its part).
 //
 // Ranks whose spans are the same collapse into one track: the recorder may give a track many
 // ranks at once (every rank of a pipeline stage runs the stage's spans), or one track per rank,
@@ -72,6 +73,7 @@ type Process struct {
 	pid      int
 	tracks   []*Track
 	counters []counter
+	last     map[string][]Arg // the last values of each counter
 }
 
 // Track is one row of ranks of a process: the ranks that run its spans.
@@ -133,7 +135,16 @@ func (tr *Track) add(name, cat string, start, end engine.Time, comm bool, args [
 func (tr *Track) Len() int { return len(tr.spans) }
 
 // Counter sets the counter track name of the process to values (one series each) at time at.
+// A counter holds its values until the next sample, so a sample equal to the last one of its
+// name is left out.
 func (p *Process) Counter(name string, at engine.Time, values ...Arg) {
+	if p.last == nil {
+		p.last = map[string][]Arg{}
+	}
+	if l, ok := p.last[name]; ok && slices.Equal(l, values) {
+		return
+	}
+	p.last[name] = values
 	p.counters = append(p.counters, counter{name: name, at: at, values: values, seq: len(p.counters)})
 }
 
@@ -191,10 +202,11 @@ func sameSpans(a, b []span) bool {
 	})
 }
 
-// lanes puts spans on lanes so that the spans of one lane are nested or disjoint: in order of
-// start (the longer first on a tie, so that a parent comes before its children), each on the
-// first lane whose open spans it fits under or after.
-func lanes(spans []span) [][]span {
+// lanes puts spans on lanes so that the spans of one lane are nested or disjoint (with nest
+// false, disjoint: two collectives at once are not parent and child): in order of start (the
+// longer first on a tie, so that a parent comes before its children), each on the first lane
+// whose open spans it fits under or after.
+func lanes(spans []span, nest bool) [][]span {
 	s := slices.Clone(spans)
 	slices.SortStableFunc(s, func(a, b span) int {
 		if a.start != b.start {
@@ -215,7 +227,7 @@ func lanes(spans []span) [][]span {
 				st = st[:len(st)-1]
 			}
 			open[i] = st
-			if len(st) == 0 || sp.end <= st[len(st)-1] {
+			if len(st) == 0 || nest && sp.end <= st[len(st)-1] {
 				out[i] = append(out[i], sp)
 				open[i] = append(st, sp.end)
 				placed = true
@@ -265,7 +277,7 @@ func (p *Process) threads(allRanks bool) []thread {
 				main = append(main, sp)
 			}
 		}
-		ml, cl := lanes(main), lanes(comm)
+		ml, cl := lanes(main, true), lanes(comm, false)
 		if len(ml) == 0 {
 			ml = [][]span{nil} // a track with no main span still shows its ranks
 		}

@@ -135,12 +135,15 @@ func TestLanes(t *testing.T) {
 		{"zero length", [][2]engine.Time{{0, 0}, {0, 0}, {0, 4}}, 1},
 		{"three deep", [][2]engine.Time{{0, 5}, {1, 6}, {2, 7}}, 3},
 	} {
+		if n := len(lanes(nil, false)); n != 0 {
+			t.Fatalf("%d lanes for no span", n)
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			var in []span
 			for i, s := range tc.spans {
 				in = append(in, span{start: s[0], end: s[1], seq: i})
 			}
-			ls := lanes(in)
+			ls := lanes(in, true)
 			if len(ls) != tc.lanes {
 				t.Errorf("%d lanes, want %d", len(ls), tc.lanes)
 			}
