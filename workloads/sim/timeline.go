@@ -205,7 +205,9 @@ func (tl *Timeline) Collectives(job int, recs []Collective, end engine.Time) {
 }
 
 // fromMicros is a record's time back in picoseconds.
-func fromMicros(us float64) engine.Time { return engine.Time(math.Round(us * float64(engine.Microsecond))) }
+func fromMicros(us float64) engine.Time {
+	return engine.Time(math.Round(us * float64(engine.Microsecond)))
+}
 
 // Analytical runs s's analytical mode with the timeline observing the pass, as job name: the
 // compute on the pass's clock, each collective on the comm lanes from its issue for its
