@@ -88,3 +88,42 @@ func TestTraceRefused(t *testing.T) {
 		})
 	}
 }
+
+// The browser reads the timeline: headless Chromium's JSON.parse takes the file, and every
+// event has the fields its phase needs. (Perfetto's UI itself is not reachable offline.)
+// Skipped when no Chromium is installed.
+func TestTraceInBrowser(t *testing.T) {
+	bin := chromium()
+	if bin == "" {
+		t.Skip("no chromium installed")
+	}
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	dir := t.TempDir()
+	if code, _, errOut := runCLI(t, dir, "-o", "out", "-quiet", "-trace", "t.json"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data := strings.ReplaceAll(readFile(t, filepath.Join(dir, "t.json")), "</", `<\/`)
+	page := `<!doctype html><html><body><pre id="out">not parsed</pre>
+<script id="trace" type="application/json">` + data + `</script>
+<script>
+const t = JSON.parse(document.getElementById("trace").textContent);
+let bad = 0;
+for (const e of t.traceEvents) {
+  const need = {X: ["ts", "dur", "pid", "tid"], C: ["ts", "pid", "args"], M: ["pid", "args"]}[e.ph];
+  if (!need || need.some(k => !(k in e)) || (e.ph === "X" && e.dur < 0)) bad++;
+}
+document.getElementById("out").textContent = "parsed " + t.traceEvents.length + " events, " + bad + " bad, unit " + t.displayTimeUnit;
+</script></body></html>`
+	writeFile(t, dir, "trace.html", page)
+	dom, log := runChromium(t, bin, "--dump-dom", "file://"+filepath.Join(dir, "trace.html"))
+	if !strings.Contains(dom, " events, 0 bad, unit ns") || strings.Contains(dom, "parsed 0 events") {
+		t.Errorf("the browser did not parse the timeline: %s", dom)
+	}
+	for _, line := range strings.Split(log, "\n") {
+		if browserErrors.MatchString(line) {
+			t.Errorf("browser: %s", line)
+		}
+	}
+}
