@@ -39,7 +39,9 @@ package timeline
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
+	"hash/fnv"
 	"io"
 	"math"
 	"slices"
@@ -180,11 +182,20 @@ type thread struct {
 // of them (their ranks united), in the order of their first.
 func (p *Process) merged() []*Track {
 	var out []*Track
+	byHash := map[uint64][]int{} // tracks of out by the hash of their spans
 	for _, tr := range p.tracks {
-		i := slices.IndexFunc(out, func(o *Track) bool { return o.label == tr.label && sameSpans(o.spans, tr.spans) })
+		h := tr.hash()
+		i := -1
+		for _, k := range byHash[h] {
+			if o := out[k]; o.label == tr.label && sameSpans(o.spans, tr.spans) {
+				i = k
+				break
+			}
+		}
 		if i < 0 {
 			c := *tr
 			c.ranks = slices.Clone(tr.ranks)
+			byHash[h] = append(byHash[h], len(out))
 			out = append(out, &c)
 			continue
 		}
@@ -193,6 +204,22 @@ func (p *Process) merged() []*Track {
 		out[i].ranks = slices.Compact(r)
 	}
 	return out
+}
+
+// hash is a hash of the track's label and spans (names and times): tracks with the same
+// spans have the same hash, so many per-rank tracks merge without comparing every pair.
+func (tr *Track) hash() uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	h.Write([]byte(tr.label))
+	for _, s := range tr.spans {
+		h.Write([]byte(s.name))
+		binary.LittleEndian.PutUint64(b[:], uint64(s.start))
+		h.Write(b[:])
+		binary.LittleEndian.PutUint64(b[:], uint64(s.end))
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }
 
 func sameSpans(a, b []span) bool {
