@@ -58,10 +58,11 @@ type jobLine struct {
 	comm   [][3]engine.Time // analytical: each layer's phases' communication time
 }
 
-// job declares a job's process.
-func (tl *Timeline) job(name string, s *Simulation) *jobLine {
+// job declares a job's process: a track per stage when pipelined (the event mode simulates
+// the pipeline), else one.
+func (tl *Timeline) job(name string, s *Simulation, pipelined bool) *jobLine {
 	jl := &jobLine{proc: tl.trace.Process(name), w: s.in.Workload, layout: s.layout, tracks: map[int]*timeline.Track{}}
-	if s.in.Workload.Pipelined(s.layout) {
+	if pipelined {
 		for st := range s.layout.PP {
 			jl.tracks[st] = jl.proc.Track("stage "+strconv.Itoa(st), s.layout.StageRanks(st))
 		}
@@ -88,7 +89,7 @@ func (jl *jobLine) track(stage int) *timeline.Track {
 // RunMoE (no jobs) the dispatch layers. att's own Attach and Ended still run.
 func (tl *Timeline) Attach(att Attachments, jobs []Job) Attachments {
 	for _, j := range jobs {
-		tl.job(j.Name, j.Sim)
+		tl.job(j.Name, j.Sim, j.Sim.in.Workload.Pipelined(j.Sim.layout))
 	}
 	attach, ended := att.Attach, att.Ended
 	att.Attach = func(m *netmodel.Simulator) error {
@@ -217,7 +218,7 @@ func (tl *Timeline) Analytical(name string, s *Simulation) (*workloads.Analytica
 	if err != nil {
 		return nil, err
 	}
-	jl := tl.job(name, s)
+	jl := tl.job(name, s, false) // the analytical mode runs the stages as one pass
 	jl.comm = make([][3]engine.Time, len(rep.Rows))
 	for i, r := range rep.Rows {
 		ns := func(v uint64) engine.Time { return engine.Time(v) * engine.Nanosecond }

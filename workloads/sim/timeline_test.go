@@ -74,6 +74,22 @@ func TestTimelineModes(t *testing.T) {
 	}
 }
 
+// The analytical mode of a pipelined workload runs one pass for every stage: one track.
+func TestTimelineAnalyticalPipeline(t *testing.T) {
+	pp, err := os.ReadFile(filepath.Join("testdata", "pp2-aicb.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSimulation(t, string(pp), 16, "")
+	tl := NewTimeline(false)
+	if _, err := tl.Analytical("pp", s); err != nil {
+		t.Fatal(err)
+	}
+	if got := writeTimeline(t, tl); !strings.Contains(got, `"ranks 0-15"`) || strings.Contains(got, "stage 0") {
+		t.Errorf("not one track of ranks 0-15:\n%.2000s", got)
+	}
+}
+
 // A pipelined workload gets a track per stage, with its sends and its bubbles; two jobs get a
 // process each; every rank has its own track when asked.
 func TestTimelineShapes(t *testing.T) {
