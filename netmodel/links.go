@@ -43,6 +43,7 @@ type LinkSamplerOptions struct {
 // starts one.
 type LinkSampler struct {
 	m     *Simulator
+	opt   LinkSamplerOptions
 	read  func(l int32, t engine.Time) float64
 	max   int
 	width engine.Time
@@ -61,7 +62,8 @@ type LinkSampler struct {
 }
 
 // SampleLinks starts a link sampler on the simulator's scheduler (it uses its AtAdvance). It
-// must be called before the run, at most once.
+// must be called before the run. A second call with the same options returns the sampler
+// already started, so two observers (links.csv, a timeline) can read one.
 func (m *Simulator) SampleLinks(opt LinkSamplerOptions) (*LinkSampler, error) {
 	if opt.Width == 0 {
 		opt.Width = engine.Microsecond
@@ -72,8 +74,14 @@ func (m *Simulator) SampleLinks(opt LinkSamplerOptions) (*LinkSampler, error) {
 	if opt.Width < 0 || opt.MaxBins < 2 || opt.MaxBins%2 != 0 {
 		return nil, errors.New("netmodel: the link sampler needs a positive width and an even number of bins, at least 2")
 	}
+	if ls := m.sampler; ls != nil {
+		if ls.opt != opt {
+			return nil, errors.New("netmodel: a link sampler with other bins is already started")
+		}
+		return ls, nil
+	}
 	links := m.fab.Graph.NumDirLinks()
-	ls := &LinkSampler{m: m, max: opt.MaxBins, width: opt.Width, at: m.s.Now(),
+	ls := &LinkSampler{m: m, opt: opt, max: opt.MaxBins, width: opt.Width, at: m.s.Now(),
 		last: make([]float64, links), bins: make([][]float32, links), busy: make([]engine.Time, links),
 		peak: make([]float64, links)}
 	if m.ideal != nil {
@@ -88,6 +96,7 @@ func (m *Simulator) SampleLinks(opt LinkSamplerOptions) (*LinkSampler, error) {
 		ls.step()
 	}
 	m.s.AtAdvance(ls.boundary(), ls.advance)
+	m.sampler = ls
 	return ls, nil
 }
 

@@ -67,7 +67,9 @@ const DPort = 100
 type Simulator struct {
 	s   *engine.Scheduler
 	fab *Fabric
-	net flowNetwork
+	// sampler is the link sampler started on it, nil for none (SampleLinks).
+	sampler *LinkSampler
+	net     flowNetwork
 	// ideal is the max-min model (congestion control off), ccnet the fluid queue model with
 	// congestion control; exactly one is set, and net is it.
 	ideal *fluid.Network

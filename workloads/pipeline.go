@@ -276,6 +276,9 @@ func (p *Pipeline) deliver(idx, stage int) {
 	if !r.blocked || r.recv != idx {
 		return
 	}
+	if r.obs != nil {
+		r.obs.Received(r.stage, r.plan[r.pc-1], r.waitStart, max(m.sentAt, r.waitStart), p.s.Now())
+	}
 	r.pp.chargeRecv(r.waitStart, p.s.Now(), m)
 	r.blocked, r.recv = false, -1
 	r.advance()
@@ -303,6 +306,13 @@ func (st *StageResult) chargeRecv(from, now engine.Time, m *message) {
 		from = m.sentAt
 	}
 	st.PPExposed += now - from
+}
+
+// Observe hangs o on every stage's pass (before Start).
+func (p *Pipeline) Observe(o Observer) {
+	for _, r := range p.stages {
+		r.Observe(o)
+	}
 }
 
 // Progress is the plan steps of every stage issued and finished, and their total (see

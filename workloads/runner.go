@@ -15,6 +15,24 @@ type Network interface {
 	Start(c Collective, done func()) error
 }
 
+// Observer sees a pass as it runs, for a timeline: the compute delays, the exposed waits for
+// collectives and the pipeline receives, each once it is known, from the scheduler's goroutine.
+// Stage is the pipeline stage (−1 for a pass of every stage at once). A runner without one
+// (the default) pays a nil check per step.
+type Observer interface {
+	// Compute is a compute delay of a layer's phase, from start to end.
+	Compute(stage, layer int, ph Phase, start, end engine.Time)
+	// Issued is a collective issued at time at (also with no Network, where it costs nothing).
+	Issued(stage int, c Collective, at engine.Time)
+	// Exposed is a stretch from start to end in which the pass waited for the collectives of
+	// a layer's phase: the time PhaseStats.Exposed charges to it.
+	Exposed(stage, layer int, ph Phase, start, end engine.Time)
+	// Received is a pipeline receive (st: its layer, phase, micro-batch and chunk) that waited
+	// from wait to arrived; sent is when the neighbour sent the message (after wait: the
+	// stretch to it is bubble, and the rest pipeline communication; see StageResult).
+	Received(stage int, st PlanStep, wait, sent, arrived engine.Time)
+}
+
 // PhaseStats is what one phase of one layer cost in a run.
 //
 // Exposed is attributed by one rule: every instant the iteration is suspended belongs to the
@@ -64,6 +82,7 @@ type Runner struct {
 	plan []PlanStep
 	pc   int
 	err  error
+	obs  Observer // nil: none
 
 	res         RunResult
 	outstanding [][3]int
@@ -102,6 +121,9 @@ func NewRunner(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network) *Run
 		issuedAt:    make([][3][]engine.Time, n),
 	}
 }
+
+// Observe hangs o on the pass (before Start); nil removes it.
+func (r *Runner) Observe(o Observer) { r.obs = o }
 
 // Progress is how far the pass has come: the steps of the plan issued and, for collectives,
 // finished, and the plan's total (a step is a compute delay, a collective or a wait; see Plan).
@@ -159,6 +181,9 @@ func (r *Runner) advance() {
 			d := engine.Time(ns) * engine.Nanosecond
 			r.res.Layers[layer][st.Phase].Compute += d
 			r.computeLayer, r.computePhase, r.computeEnd = layer, st.Phase, r.s.Now()+d
+			if r.obs != nil {
+				r.obs.Compute(r.stage, layer, st.Phase, r.s.Now(), r.computeEnd)
+			}
 			r.s.AfterFunc(d, r.advance)
 			return
 		case StepIssue:
@@ -225,6 +250,9 @@ func (r *Runner) issue(layer int, ph Phase, blocking bool) bool {
 		return false
 	}
 	r.res.Layers[layer][ph].Issued++
+	if r.obs != nil {
+		r.obs.Issued(r.stage, c, r.s.Now())
+	}
 	if r.net == nil {
 		return false
 	}
@@ -270,7 +298,11 @@ func (r *Runner) finish(layer int, ph Phase) {
 	// Every instant of a wait is exposed communication of the (layer, phase) waited for, and
 	// of no other collective running meanwhile.
 	if r.waitLayer == layer && r.waitPhase == ph {
-		st.Exposed += now - max(start, r.waitStart)
+		from := max(start, r.waitStart)
+		st.Exposed += now - from
+		if r.obs != nil {
+			r.obs.Exposed(r.stage, layer, ph, from, now)
+		}
 		r.waitStart = now
 	}
 	if r.outstanding[r.waitLayer][r.waitPhase] > 0 {

@@ -97,7 +97,14 @@ func (s *session) fileName() string { return s.prefix[strings.LastIndex(s.prefix
 
 func runAnalytical(s *session) error {
 	o := s.o
-	rep, err := s.sim.Analytical()
+	tl := newTimeline(o.trace, o.traceAllRanks, "mode", "analytical", "workload", s.wname, "topology", s.cl.Fabric)
+	var rep *workloads.AnalyticalReport
+	var err error
+	if tl != nil {
+		rep, err = tl.Analytical(s.wname, s.sim)
+	} else {
+		rep, err = s.sim.Analytical()
+	}
 	if err != nil {
 		return err
 	}
@@ -120,6 +127,12 @@ func runAnalytical(s *session) error {
 			return err
 		}
 		written = append(written, chartPath)
+	}
+	if tl != nil {
+		if err := tl.Write(o.trace); err != nil {
+			return err
+		}
+		written = append(written, o.trace)
 	}
 	printSummary(s.stdout, s.wname, s.w, s.layout, s.cl, rep, written)
 	return s.afterRun(filepath.Join(o.outDir, o.resultFolder), s.prefix)

@@ -138,6 +138,14 @@ func (s *session) simulate(ctx context.Context, fs *sim.Files, compare bool) (r 
 	}
 	att := fs.Attachments()
 	defer fs.Abort()
+	mode := "event"
+	if compare {
+		mode = "compare"
+	}
+	tl := newTimeline(s.o.trace, s.o.traceAllRanks, "mode", mode, "workload", s.wname, "topology", s.cl.Fabric)
+	if tl != nil {
+		att = tl.Attach(att, []sim.Job{{Name: s.wname, Sim: s.sim}})
+	}
 	prog := newProgress(s.stderr, s.o.quiet, s.o.progressEvery, "steps")
 	if prog != nil {
 		// The analytical mode prices the same iteration in milliseconds; its total is the
@@ -163,6 +171,16 @@ func (s *session) simulate(ctx context.Context, fs *sim.Files, compare bool) (r 
 	}
 	if files, err = fs.Commit(); err != nil {
 		return nil, nil, nil, err
+	}
+	if tl != nil {
+		if r.Stopped != nil {
+			tl.Meta("incomplete", r.Note)
+		}
+		tl.Collectives(0, r.Collectives, r.End)
+		if err := tl.Write(s.o.trace); err != nil {
+			return nil, nil, nil, err
+		}
+		files = append(files, s.o.trace)
 	}
 	return r, c, files, nil
 }

@@ -48,6 +48,8 @@ type options struct {
 	progressEvery time.Duration
 	plot          bool
 	report        bool
+	trace         string // -trace FILE
+	traceAllRanks bool
 	epDispatch    string
 	moeModel      moe.DispatchModel
 	threads       int
@@ -176,6 +178,8 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown (self-contained: no network needed to view it)", "0", num(&o.visual)},
 			{[]string{"plot"}, "", "also draw the plots (PNG and SVG: FCT slowdown CDF, link utilisation by tier, busiest links, time per layer, analytical vs event) into the output folder; simd plot DIR redraws them", "", boolean(&o.plot)},
 			{[]string{"report"}, "", "also write PREFIXreport.html, one self-contained page (no network access) with the run's summary, exposed communication by group, plots, link and compare tables and per-layer table; simd report DIR writes it for an existing folder", "", boolean(&o.report)},
+			{[]string{"trace"}, "FILE", "also write the run's timeline to FILE, a Chrome trace (JSON) that ui.perfetto.dev and chrome://tracing open: compute, waits and collectives per pipeline stage (ranks that run the same spans share a track), per job with -jobs, and link utilisation counters (docs/formats.md)", "", str(&o.trace)},
+			{[]string{"trace-all-ranks"}, "", "with -trace: one track per rank instead of one per group of ranks that run the same spans (large for thousands of GPUs)", "", boolean(&o.traceAllRanks)},
 			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
 			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
 			{[]string{"quiet"}, "", "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", "", boolean(&o.quiet)},

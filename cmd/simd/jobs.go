@@ -57,7 +57,7 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	}
 	dir := filepath.Join(o.outDir, o.resultFolder)
 	if o.mode == "analytical" {
-		return jobsAnalytical(js, dir, cl.Fabric, stdout)
+		return jobsAnalytical(js, dir, cl.Fabric, stdout, newTimeline(o.trace, o.traceAllRanks, "mode", "analytical", "jobs", o.jobs, "topology", cl.Fabric), o.trace)
 	}
 	alone, err := jobsAlone(o.jobsAlone, js)
 	if err != nil {
@@ -75,6 +75,10 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	}
 	att := fs.Attachments()
 	defer fs.Abort()
+	tl := newTimeline(o.trace, o.traceAllRanks, "mode", "event", "jobs", o.jobs, "topology", cl.Fabric)
+	if tl != nil {
+		att = tl.Attach(att, js)
+	}
 	prog := newProgress(stderr, o.quiet, o.progressEvery, "steps")
 	att.Watch = prog.watch()
 	rctx, cancel := o.limits.runContext(ctx)
@@ -106,6 +110,18 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	files, err := fs.Commit()
 	if err != nil {
 		return err
+	}
+	if tl != nil {
+		if r.Stopped != nil {
+			tl.Meta("incomplete", r.Note)
+		}
+		for i, j := range r.Jobs {
+			tl.Collectives(i, j.Collectives, r.End)
+		}
+		if err := tl.Write(o.trace); err != nil {
+			return err
+		}
+		files = append(files, o.trace)
 	}
 	rows := sim.JobRows(js, r, alone)
 	written, err := writeJobsOutputs(dir, r, rows, cl.Fabric)
@@ -167,11 +183,17 @@ func jobsAlone(v string, js []sim.Job) ([]engine.Time, error) {
 
 // jobsAnalytical prices every job with SimAI's formulas and writes jobs.csv and each job's
 // EndToEnd.csv; together and alone are the same there.
-func jobsAnalytical(js []sim.Job, dir, fabric string, stdout io.Writer) error {
+func jobsAnalytical(js []sim.Job, dir, fabric string, stdout io.Writer, tl *sim.Timeline, trace string) error {
 	rows := sim.JobRows(js, nil, nil)
 	var written []string
 	for i, j := range js {
-		rep, err := j.Sim.Analytical()
+		var rep *workloads.AnalyticalReport
+		var err error
+		if tl != nil {
+			rep, err = tl.Analytical(j.Name, j.Sim) // each job from 0: they do not interfere here
+		} else {
+			rep, err = j.Sim.Analytical()
+		}
 		if err != nil {
 			return err
 		}
@@ -194,6 +216,12 @@ func jobsAnalytical(js []sim.Job, dir, fabric string, stdout io.Writer) error {
 	p := filepath.Join(dir, "jobs.csv")
 	if err := writeOutput(p, b.Bytes()); err != nil {
 		return err
+	}
+	if tl != nil {
+		if err := tl.Write(trace); err != nil {
+			return err
+		}
+		written = append(written, trace)
 	}
 	fmt.Fprintf(stdout, "simd jobs (analytical): %d jobs on %s; the analytical mode prices each job alone, so jobs do not slow each other (the event mode shares the fabric)\n", len(js), fabric)
 	printJobRows(stdout, rows)

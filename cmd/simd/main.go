@@ -101,6 +101,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 // execute runs the simulation o asks for: a flow file, or a workload in one of the modes.
 // Cancelling ctx stops it cleanly.
 func execute(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io.Writer) error {
+	if err := checkTrace(o.trace, o.traceAllRanks); err != nil {
+		return err
+	}
+	if o.trace != "" && o.flows != "" && o.jobs == "" {
+		return badInputf("-trace: not for -flows (a flow file has no compute or collectives to draw)")
+	}
 	switch {
 	case o.jobs != "":
 		return runJobs(ctx, o, log, stdout, stderr)

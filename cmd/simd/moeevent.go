@@ -34,6 +34,10 @@ func (o *moeRunOptions) runEvent(ctx context.Context, cfg *moe.Config, iters []m
 		att = fs.Attachments()
 		defer fs.Abort()
 	}
+	tl := newTimeline(o.trace, false, "mode", "moe event", "plan", kind.String(), "workload", o.dir, "topology", o.topology)
+	if tl != nil {
+		att = tl.Attach(att, nil)
+	}
 	ctx, cancel := o.limits.runContext(ctx)
 	defer cancel()
 	res, err := sim.RunMoE(ctx, sim.MoEInputs{Config: cfg, Iterations: iters, Kind: kind, Topology: t, TopologyName: o.topology, Conf: conf, ConfPath: o.conf, Chunks: o.chunks},
@@ -43,6 +47,14 @@ func (o *moeRunOptions) runEvent(ctx context.Context, cfg *moe.Config, iters []m
 	}
 	if fs != nil {
 		if _, err := fs.Commit(); err != nil {
+			return nil, err
+		}
+	}
+	if tl != nil {
+		if res.Stopped != nil {
+			tl.Meta("incomplete", res.Note)
+		}
+		if err := tl.Write(o.trace); err != nil {
 			return nil, err
 		}
 	}

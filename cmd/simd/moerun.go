@@ -28,6 +28,7 @@ type moeRunOptions struct {
 	completion            string
 	chunks                int
 	threads               int
+	trace                 string
 	limits
 }
 
@@ -48,6 +49,7 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.Uint64Var(&o.maxEvents, "max-events", 0, "event mode: stop after `N` engine events, writing the finished layers' metrics and fct.txt marked incomplete (exit 3; SIGINT or SIGTERM: 130 or 143)")
 	fs.DurationVar(&o.maxWall, "max-wall", 0, "event mode: stop after this much wall-clock time (`DURATION`, e.g. 90s), as -max-events")
 	fs.IntVar(&o.chunks, "chunks", 1, "event mode, -plan deepep: stream every transfer in `N` pieces, each forward piece waiting only for the matching copy piece (1: whole transfers)")
+	fs.StringVar(&o.trace, "trace", "", "event mode: also write the run's timeline to `FILE`, a Chrome trace (JSON) for ui.perfetto.dev or chrome://tracing: each layer's dispatch and its flows by kind, and link utilisation counters")
 	return fs
 }
 
@@ -95,6 +97,9 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	}
 	if o.stages && kind != moe.FAST {
 		return badInputf("-stages: only -plan fast has stages")
+	}
+	if o.trace != "" && o.mode != "event" {
+		return badInputf("-trace: only with -mode event (the estimates simulate no timeline)")
 	}
 	if strings.TrimSpace(o.dir) == "" {
 		return badInputf("-w: required: the workload folder written by simd moe gen")
@@ -149,6 +154,9 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		}
 		if o.stages {
 			return badInputf("-stages: only with -mode estimate")
+		}
+		if err := checkTrace(o.trace, false); err != nil {
+			return err
 		}
 		ctx, release := signalContext(context.Background())
 		st, err := o.runEvent(ctx, &cfg, iters, kind)

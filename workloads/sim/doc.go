@@ -28,7 +28,11 @@
 // names until Commit, and with Files.Links the link sampler's links.csv and link_classes.csv
 // (netmodel.LinkSampler: every link's bytes over the whole run, in both network models, read
 // without changing the run); the reports (EndToEnd.csv, compare.csv, summary.json) are written
-// from the result (Result.Report, Comparison.WriteCSV, Result.SummaryJSON).
+// from the result (Result.Report, Comparison.WriteCSV, Result.SummaryJSON). Timeline records
+// a run as a Chrome trace (package workloads/timeline): Attach hangs it on an event run, several
+// jobs or an MoE run (the passes' workloads.Observer through Attachments.Observe, the link
+// sampler, the MoE layers through Attachments.Dispatched); Collectives adds the run's records
+// after it, Analytical runs the analytical mode under it, and Write writes the file.
 //
 // # Where things are
 //

@@ -79,6 +79,22 @@ type Attachments struct {
 	// job's last, for several jobs): the simulator may go on past it (the monitors sample up
 	// to MON_END), but what the run did is over. A stopped run does not call it.
 	Ended func()
+	// Observe, when not nil, is called before each pass of a workload starts (job is the
+	// job's index in RunJobs, 0 otherwise; iteration counts from 0) and returns the observer of
+	// its compute, collectives and waits (nil: none). Timeline uses it.
+	Observe func(job, iteration int) workloads.Observer
+	// Dispatched, when not nil, is called by RunMoE after each layer's dispatch with the
+	// simulated time it ran from and to.
+	Dispatched func(iteration, layer int, start, end engine.Time)
+}
+
+// observe hangs att's observer of pass iteration of job on it.
+func (a *Attachments) observe(it iteration, job, iteration int) {
+	if a.Observe != nil {
+		if o := a.Observe(job, iteration); o != nil {
+			it.Observe(o)
+		}
+	}
 }
 
 // simulator builds a run's scheduler and the simulator SimAI.conf conf asks for over fab (see
@@ -192,6 +208,7 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 	if err != nil {
 		return nil, err
 	}
+	att.observe(runner, 0, 0)
 	runner.Start(sched.Now(), att.Ended)
 	status := func() Status {
 		done, total := runner.Progress()
@@ -236,6 +253,7 @@ type iteration interface {
 	Err() error
 	Partial() *workloads.RunResult
 	Progress() (done, total int)
+	Observe(workloads.Observer)
 }
 
 // newIteration prepares one pass of s's workload on sched against net: a Pipeline when the

@@ -154,7 +154,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt EventOptions, att Attachments)
 		if net.dispatch != 0 {
 			net.model.Seed ^= opt.Seed
 		}
-		jr := &jobRun{job: j, net: net, s: sched, ended: jobEnded}
+		jr := &jobRun{job: j, net: net, s: sched, ended: jobEnded, index: i, att: &att}
 		it, err := j.Sim.newIteration(sched, net)
 		if err != nil {
 			return nil, fmt.Errorf("job %s: %w", j.Name, err)
@@ -232,6 +232,8 @@ type jobRun struct {
 	runners []iteration
 	starts  []engine.Time
 	ended   func() // called when the job's last iteration ends
+	index   int    // the job's place in the run
+	att     *Attachments
 }
 
 // next begins the job's next iteration at time at.
@@ -240,6 +242,7 @@ func (jr *jobRun) next(at engine.Time) {
 	if err != nil {
 		panic(err) // checked by RunJobs before the run, with the same workload and layout
 	}
+	jr.att.observe(r, jr.index, len(jr.runners))
 	jr.runner = r
 	jr.runners = append(jr.runners, r)
 	jr.starts = append(jr.starts, at)

@@ -194,6 +194,9 @@ layers:
 			}
 			layerS = append(layerS, float64(end-start)/1e12)
 			interKB += layerKB
+			if att.Dispatched != nil {
+				att.Dispatched(it.Index, l.Index, start, end)
+			}
 		}
 	}
 	st.Metrics = moe.Summarize(cfg, layerS, interKB)
