@@ -12,6 +12,10 @@ import (
 // -trace writes a timeline that keeps the format's rules in every mode and input, the same
 // bytes twice, and holds what each run is made of.
 func TestTraceEveryMode(t *testing.T) {
+	llama, err := filepath.Abs(chakraData + "stg/llama_dp2_tp2_pp2/workload")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := jobsFolder(t, `jobs:
   - {name: a, workload: dp.txt, gpus: "0-7"}
   - {name: b, workload: dp.txt, gpus: "8-15", start_us: 10}
@@ -31,6 +35,8 @@ func TestTraceEveryMode(t *testing.T) {
 		{"jobs", []string{"-jobs", "jobs.yaml", "-g", "32", "-c", "cc0.conf", "-quiet", "-o", "jobs", "-jobs-alone", "none"}, []string{`{"name":"a"}`, `{"name":"b"}`, `"network"`}},
 		{"jobs analytical", []string{"-jobs", "jobs.yaml", "-g", "32", "-mode", "analytical", "-o", "jan"}, []string{`{"name":"a"}`, `{"name":"b"}`}},
 		{"moe event", []string{"moe", "run", "-plan", "deepep", "-mode", "event", "-w", "moew"}, []string{`"iteration 0 layer 1 dispatch"`, `"kind":`}},
+		{"chakra event", []string{"-w", llama, "-comm-groups", llama + ".json", "-roofline-tflops", "400", "-o", "ch", "-quiet"}, []string{`{"name":"trace"}`, `"cat":"compute"`, `"type":"COMM_COLL_NODE"`, `"type":"COMM_SEND_NODE"`, `"util `}},
+		{"chakra analytical", []string{"-w", llama, "-comm-groups", llama + ".json", "-roofline-tflops", "400", "-mode", "analytical", "-o", "cha"}, []string{`{"name":"trace"}`, `"type":"COMM_RECV_NODE"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var runs []string

@@ -29,9 +29,12 @@ func traceInputs(o *options, log *zap.Logger) (sim.TraceInputs, error) {
 	if err != nil {
 		return in, badInputf("-chakra-deps: %v", err)
 	}
-	for name, v := range map[string]float64{"-roofline-tflops": o.rooflineTFLOPS, "-roofline-gbps": o.rooflineGBps} {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return in, badInputf("%s %g: expected a finite number, 0 or more", name, v)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"-roofline-tflops", o.rooflineTFLOPS}, {"-roofline-gbps", o.rooflineGBps}} {
+		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return in, badInputf("%s %g: expected a finite number, 0 or more", f.name, f.v)
 		}
 	}
 	copt := chakra.Options{CommGroups: o.commGroups, Deps: deps}
@@ -75,6 +78,10 @@ func runTrace(ctx context.Context, o *options, log *zap.Logger, stdout, stderr i
 		return err
 	}
 	defer fs.Abort()
+	tl := newTimeline(o.trace, o.traceAllRanks, "mode", o.mode, "workload", o.workload, "topology", in.Cluster.Fabric)
+	if tl != nil {
+		in.Observer = tl.TraceRanks("trace", in.Trace.Ranks())
+	}
 	var res *sim.TraceResult
 	var files []string
 	switch o.mode {
@@ -93,6 +100,9 @@ func runTrace(ctx context.Context, o *options, log *zap.Logger, stdout, stderr i
 			return err
 		}
 		att := fs.Attachments()
+		if tl != nil {
+			att = tl.AttachLinks(att)
+		}
 		prog := newProgress(stderr, o.quiet, o.progressEvery, "nodes")
 		att.Watch = prog.watch()
 		rctx, cancel := o.limits.runContext(ctx)
@@ -107,6 +117,15 @@ func runTrace(ctx context.Context, o *options, log *zap.Logger, stdout, stderr i
 		}
 	default:
 		return badInputf("-mode %q: a Chakra trace runs in the analytical or event mode", o.mode)
+	}
+	if tl != nil {
+		if res.Stopped != nil {
+			tl.Meta("incomplete", res.Note)
+		}
+		if err := tl.Write(o.trace); err != nil {
+			return err
+		}
+		files = append(files, o.trace)
 	}
 	js, err := res.SummaryJSON(sim.SummaryHeader{Mode: res.Mode, Workload: o.workload, Topology: in.Cluster.Fabric, GPUs: in.Trace.Ranks()})
 	if err != nil {

@@ -41,6 +41,14 @@ type ExecOptions struct {
 	MemGBps float64
 }
 
+// Observer sees every node of a trace that completes: rank, the node as the file has it, and
+// when it started and ended. Compute says it ran on the rank's GPU compute or CPU slot; the
+// others are communication (collectives, sends, receives, memory). It is for timelines: an
+// executor without one records nothing.
+type Observer interface {
+	NodeDone(rank int, n *Node, compute bool, start, end engine.Time)
+}
+
 // RankResult is what one rank did: ASTRA-sim's "sys[r] finished, T cycles, exposed
 // communication T − compute cycles".
 type RankResult struct {
@@ -66,6 +74,9 @@ type Executor struct {
 	p2p  map[p2pKey]*p2pState
 	seq  int
 	err  error
+	// obs sees completed nodes (SetObserver); started holds, with it, each node's start per rank.
+	obs     Observer
+	started [][]engine.Time
 	// the completion queue: nodes done, handled in order without recursion
 	doneQ    []ref
 	draining bool
@@ -115,6 +126,16 @@ func NewExecutor(t *Trace, s *engine.Scheduler, net Network, opt ExecOptions) *E
 		e.left += len(p.ops)
 	}
 	return e
+}
+
+// SetObserver hangs o on the run (before Start); nodes that take no time (METADATA, INVALID)
+// are not reported.
+func (e *Executor) SetObserver(o Observer) {
+	e.obs = o
+	e.started = make([][]engine.Time, len(e.rk))
+	for r := range e.rk {
+		e.started[r] = make([]engine.Time, len(e.rk[r].left))
+	}
 }
 
 // Start issues every rank's dependency-free nodes at the scheduler's current time.
@@ -215,6 +236,9 @@ func (e *Executor) start(r, i int32) {
 	o := &e.t.ranks[r].ops[i]
 	st := &e.rk[r]
 	st.left[i] = 0
+	if e.obs != nil {
+		e.started[r][i] = e.s.Now()
+	}
 	switch o.kind {
 	case kInstant:
 		e.finish(r, i)
@@ -382,6 +406,9 @@ func (e *Executor) drain() {
 		st := &e.rk[d.r]
 		o := &e.t.ranks[d.r].ops[d.i]
 		st.left[d.i] = -1
+		if e.obs != nil && o.kind != kInstant {
+			e.obs.NodeDone(int(d.r), &e.t.Files[d.r].Nodes[d.i], o.kind == kComp || o.kind == kCPU, e.started[d.r][d.i], e.s.Now())
+		}
 		st.done++
 		e.left--
 		st.finish = e.s.Now()

@@ -12,6 +12,7 @@ import (
 	"simd/engine"
 	"simd/netmodel"
 	"simd/workloads"
+	"simd/workloads/chakra"
 	"simd/workloads/timeline"
 )
 
@@ -91,29 +92,20 @@ func (tl *Timeline) Attach(att Attachments, jobs []Job) Attachments {
 	for _, j := range jobs {
 		tl.job(j.Name, j.Sim, j.Sim.in.Workload.Pipelined(j.Sim.layout))
 	}
-	attach, ended := att.Attach, att.Ended
-	att.Attach = func(m *netmodel.Simulator) error {
-		if attach != nil {
-			if err := attach(m); err != nil {
-				return err
+	if len(jobs) == 0 {
+		attach := att.Attach
+		att.Attach = func(m *netmodel.Simulator) error {
+			if attach != nil {
+				if err := attach(m); err != nil {
+					return err
+				}
 			}
-		}
-		if len(jobs) == 0 {
 			tl.moe = &moeLine{track: tl.trace.Process("MoE dispatch").Track("layers", nil)}
 			m.Observe(tl.moe)
-		}
-		var err error
-		tl.links, err = m.SampleLinks(netmodel.LinkSamplerOptions{})
-		return err
-	}
-	att.Ended = func() {
-		if tl.links != nil {
-			tl.links.Finish()
-		}
-		if ended != nil {
-			ended()
+			return nil
 		}
 	}
+	att = tl.AttachLinks(att)
 	if len(jobs) > 0 {
 		att.Observe = func(job, _ int) workloads.Observer { return tl.jobs[job] }
 	} else {
@@ -292,6 +284,61 @@ func (m *moeLine) layer(it, layer int, start, end engine.Time) {
 			timeline.Arg{Key: "kind", Value: k.String()}, timeline.Arg{Key: "flows", Value: s.flows}, timeline.Arg{Key: "bytes", Value: s.bytes})
 	}
 	clear(m.kinds)
+}
+
+// TraceRanks is the observer of a Chakra trace's nodes (TraceInputs.Observer): a process named
+// name with one track per rank (ranks whose spans are identical share one, unless the timeline
+// keeps all ranks), each node a span named by the trace ("compute" nodes on the track, the
+// others on its communication lanes). With an event run, AttachLinks adds the link counters.
+func (tl *Timeline) TraceRanks(name string, ranks int) chakra.Observer {
+	p := tl.trace.Process(name)
+	tr := &traceLine{tracks: make([]*timeline.Track, ranks)}
+	for r := range tr.tracks {
+		tr.tracks[r] = p.Track("", []int32{int32(r)})
+	}
+	return tr
+}
+
+// AttachLinks returns att with the link sampler added for the timeline's counters (a trace
+// run; Attach does it for workload runs).
+func (tl *Timeline) AttachLinks(att Attachments) Attachments {
+	attach, ended := att.Attach, att.Ended
+	att.Attach = func(m *netmodel.Simulator) error {
+		if attach != nil {
+			if err := attach(m); err != nil {
+				return err
+			}
+		}
+		var err error
+		tl.links, err = m.SampleLinks(netmodel.LinkSamplerOptions{})
+		return err
+	}
+	att.Ended = func() {
+		if tl.links != nil {
+			tl.links.Finish()
+		}
+		if ended != nil {
+			ended()
+		}
+	}
+	return att
+}
+
+// traceLine records a trace's nodes on their ranks' tracks.
+type traceLine struct{ tracks []*timeline.Track }
+
+// NodeDone implements chakra.Observer.
+func (tr *traceLine) NodeDone(rank int, n *chakra.Node, compute bool, start, end engine.Time) {
+	name := n.Name
+	if name == "" {
+		name = n.Type.String()
+	}
+	if compute {
+		tr.tracks[rank].Span(name, "compute", start, end, timeline.Arg{Key: "node", Value: n.ID})
+		return
+	}
+	args := []timeline.Arg{{Key: "node", Value: n.ID}, {Key: "type", Value: n.Type.String()}}
+	tr.tracks[rank].Comm(name, "comm", start, end, args...)
 }
 
 // counters adds the link sampler's counters to a "network" process: per link class, the

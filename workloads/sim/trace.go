@@ -36,6 +36,8 @@ type TraceInputs struct {
 	// Exec times compute and memory nodes (the roofline, the memory bandwidth).
 	Exec chakra.ExecOptions
 	Log  *zap.Logger
+	// Observer, if not nil, sees every node that completes (a timeline: Timeline.TraceRanks).
+	Observer chakra.Observer
 }
 
 // TraceResult is what a trace run produced: ASTRA-sim's per-rank report and the collectives.
@@ -106,6 +108,9 @@ func RunTrace(ctx context.Context, in TraceInputs, opt EventOptions, att Attachm
 	net := &traceNetwork{s: sched, sim: sim, sel: sel, gps: cl.GPUsPerServer, total: fab.TotalGPUs(),
 		params: algo.Params{Chunks: opt.Chunks, PXN: aopt.PXNVariant}, latency: latency(opt.SendLatency)}
 	ex := chakra.NewExecutor(in.Trace, sched, net, in.Exec)
+	if in.Observer != nil {
+		ex.SetObserver(in.Observer)
+	}
 	began := time.Now()
 	nodes := in.Trace.Nodes()
 	status := func() Status {
@@ -283,6 +288,9 @@ func RunTraceAnalytical(in TraceInputs) (*TraceResult, error) {
 	sched := engine.NewScheduler()
 	net := &closedFormNetwork{s: sched, cl: cl}
 	ex := chakra.NewExecutor(in.Trace, sched, net, in.Exec)
+	if in.Observer != nil {
+		ex.SetObserver(in.Observer)
+	}
 	began := time.Now()
 	ex.Start()
 	sched.Run()
