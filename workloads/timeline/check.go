@@ -133,7 +133,7 @@ func Check(data []byte) error {
 }
 
 // eps is the rounding of a time in µs printed with six decimals and read as a float64.
-func eps(t float64) float64 { return 1e-9 * math.Max(1, math.Abs(t)) }
+func eps(t float64) float64 { return float64(1e-9 * math.Max(1, math.Abs(t))) } // rounded apart: no fused multiply-add where it is added
 
 func str(m map[string]json.RawMessage, k string, out *string) error {
 	v, ok := m[k]
