@@ -12,7 +12,7 @@ import (
 
 // newTestSimulation is workload text on the default fabric of gpus GPUs, 8 per server, with
 // SimAI.conf text conf ("" for the shipped one).
-func newTestSimulation(t *testing.T, workload string, gpus int, conf string) *Simulation {
+func newTestSimulation(t testing.TB, workload string, gpus int, conf string) *Simulation {
 	t.Helper()
 	w, _, err := workloads.Parse(strings.NewReader(workload), "w.txt")
 	if err != nil {
