@@ -117,3 +117,23 @@ func TestChakraRingAgainstClosedForm(t *testing.T) {
 		t.Errorf("ring all-reduce: %.3f µs, want %.3f µs", got, want)
 	}
 }
+
+// The link sampler of a trace run stops when the trace's last node is done: with the shipped
+// SimAI.conf the monitors keep the simulator going to MON_END (10 ms), and link_classes.csv
+// used to stretch its bins to there.
+func TestChakraLinksEndWithTheTrace(t *testing.T) {
+	dir := t.TempDir()
+	trace, _ := filepath.Abs(chakraData + "astra-sim/microbenchmarks/all_reduce/8npus_1MB/all_reduce")
+	code, stdout, errOut := runCLI(t, dir, "-w", trace, "-quiet", "-plot", "-o", "out")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	m := regexp.MustCompile(`at ([0-9.]+) us`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(dir, "out", "link_classes.csv"))), "\n")
+	if end := strings.Split(lines[len(lines)-1], ",")[1]; end != m[1] {
+		t.Errorf("link_classes.csv ends at %s us, the trace at %s us", end, m[1])
+	}
+}

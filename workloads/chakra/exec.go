@@ -77,6 +77,8 @@ type Executor struct {
 	// obs sees completed nodes (SetObserver); started holds, with it, each node's start per rank.
 	obs     Observer
 	started [][]engine.Time
+	// ended is called once, from the event that completes the last node (SetEnded).
+	ended func()
 	// the completion queue: nodes done, handled in order without recursion
 	doneQ    []ref
 	draining bool
@@ -137,6 +139,10 @@ func (e *Executor) SetObserver(o Observer) {
 		e.started[r] = make([]engine.Time, len(e.rk[r].left))
 	}
 }
+
+// SetEnded asks for f to be called, from the engine event that completes the trace's last
+// node, when every node is done (not when the run stops or fails before).
+func (e *Executor) SetEnded(f func()) { e.ended = f }
 
 // Start issues every rank's dependency-free nodes at the scheduler's current time.
 func (e *Executor) Start() {
@@ -423,6 +429,11 @@ func (e *Executor) drain() {
 		e.issue(d.r)
 	}
 	e.doneQ = e.doneQ[:0]
+	if e.left == 0 && e.err == nil && e.ended != nil {
+		f := e.ended
+		e.ended = nil
+		f()
+	}
 }
 
 // idHeap is a min-heap of node indices (index order is id order).

@@ -121,8 +121,8 @@ func RunTrace(ctx context.Context, in TraceInputs, opt EventOptions, att Attachm
 		return Status{Events: sched.Processed(), Now: sched.Now(), Done: done, Total: nodes,
 			FlowsDone: sim.Progress(), Started: sim.Flows() > 0}
 	}
+	ex.SetEnded(att.Ended) // the link sampler stops with the trace, not with the monitors
 	ex.Start()
-	ended := false
 	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, status)
 	sched.Run()
 	stopped := g.finish()
@@ -138,12 +138,8 @@ func RunTrace(ctx context.Context, in TraceInputs, opt EventOptions, att Attachm
 		if err := ex.Stuck(); err != nil {
 			return nil, BadInput(err)
 		}
-		ended = true
 	} else {
 		res.Note = res.stoppedNote(nodes)
-	}
-	if ended && att.Ended != nil {
-		att.Ended()
 	}
 	res.End = lastFinish(res.Ranks)
 	if stopped != nil {
