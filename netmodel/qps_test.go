@@ -212,3 +212,30 @@ func TestQPsPerConnectionRingAllReduce(t *testing.T) {
 		t.Errorf("1 QP: %v, not slower than 2 QPs' %v", one, two)
 	}
 }
+
+// A flow split into QPs counts once in Progress: at the end of a run of one split flow the
+// simulator has done one flow's work, not one per QP; halfway, half of it.
+func TestQPsPerConnectionProgress(t *testing.T) {
+	fab, err := NewFabric(dualToR16(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := engine.NewScheduler()
+	sim := NewSimulator(s, fab, Options{})
+	if err := sim.SetQPsPerConnection(4); err != nil {
+		t.Fatal(err)
+	}
+	const S = 8 << 20
+	sim.Run(chainDAG(t, 0, 8, []int64{S}), Latency{}, nil)
+	half := engine.Time(S * 8 / 400e9 / 2 * 1e12)
+	var mid float64
+	s.AtFunc(half, func() { mid = sim.Progress() })
+	s.Run()
+	// Started counts one, sending half: (1 + 0.5) / 2.
+	if math.Abs(mid-0.75) > 0.01 {
+		t.Errorf("halfway: progress %.3f flows, want 0.75", mid)
+	}
+	if got := sim.Progress(); got != 1 {
+		t.Errorf("at the end: progress %v flows, want 1", got)
+	}
+}

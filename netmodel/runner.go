@@ -125,10 +125,10 @@ type Simulator struct {
 	parts      map[int64]splitFlow
 }
 
-// splitFlow is a flow split over several QPs, in flight.
+// splitFlow is a flow split over several QPs, in flight: n QPs, left of them not done.
 type splitFlow struct {
-	left int32
-	at   engine.Time
+	n, left int32
+	at      engine.Time
 }
 
 // SetQPsPerConnection splits every flow of a collective between two servers into n QPs, as
@@ -303,6 +303,7 @@ func NewCCSimulator(s *engine.Scheduler, fab *Fabric, cfg ccfluid.Config, pfc cc
 // the two models do differently: see startPath).
 type flowNetwork interface {
 	InFlightProgress() float64
+	InFlightProgressWeighted(weight func(tag int64) float64) float64
 	Reserve(flows int)
 	Tag(f fluid.FlowID) int64
 	Bytes(f fluid.FlowID) int64
@@ -351,8 +352,25 @@ func (m *Simulator) FlowsDone() uint64 { return m.arrived }
 // what sending it does, ½ and ½; under congestion control sending costs twice as much (rate
 // changes, marks, queue events: 7 s of starts, then 15 s of sending), ⅓ and ⅔. O(flow
 // slots): for progress reports.
+//
+// A flow split into QPs (SetQPsPerConnection) counts once: each of its n QPs counts 1/n.
 func (m *Simulator) Progress() float64 {
-	started, sending := float64(m.flows), float64(m.arrived)+m.net.InFlightProgress()
+	inFlight := m.net.InFlightProgress
+	if len(m.parts) > 0 {
+		inFlight = func() float64 {
+			done := 0.0 // the QPs done of flows still in flight
+			for _, p := range m.parts {
+				done += float64(p.n-p.left) / float64(p.n)
+			}
+			return done + m.net.InFlightProgressWeighted(func(tag int64) float64 {
+				if p, ok := m.parts[tag]; ok {
+					return 1 / float64(p.n)
+				}
+				return 1
+			})
+		}
+	}
+	started, sending := float64(m.flows), float64(m.arrived)+inFlight()
 	if m.ccnet != nil {
 		return (started + 2*sending) / 3
 	}
@@ -520,7 +538,7 @@ func (m *Simulator) startSplit(ps *pairState, src, dst int32, bytes int64, tag i
 	if m.parts == nil {
 		m.parts = map[int64]splitFlow{}
 	}
-	m.parts[tag] = splitFlow{left: int32(n)}
+	m.parts[tag] = splitFlow{n: int32(n), left: int32(n)}
 	first := route.QPSport(int(ps.qps))
 	for k := range n {
 		sport := route.QPSport(int(ps.qps))

@@ -1216,15 +1216,26 @@ func (n *Network) Reserve(flows int) {
 // InFlightProgress counts the flows started and not yet arrived, each as the share of its
 // bytes its sender has sent so far (1 once the last is out). It visits every flow slot: it is
 // for progress reports, not for the event loop.
-func (n *Network) InFlightProgress() float64 {
+func (n *Network) InFlightProgress() float64 { return n.InFlightProgressWeighted(nil) }
+
+// InFlightProgressWeighted is InFlightProgress with each flow's part multiplied by weight of
+// its tag (nil: 1 for every flow), for callers whose unit of work is several flows.
+func (n *Network) InFlightProgressWeighted(weight func(tag int64) float64) float64 {
 	sum := 0.0
 	for i := range n.flows {
+		var part float64
 		switch n.flows[i].state {
 		case stateSending:
-			sum += n.Injected(FlowID(i)) / float64(n.flows[i].wire)
+			part = n.Injected(FlowID(i)) / float64(n.flows[i].wire)
 		case stateSent:
-			sum++
+			part = 1
+		default:
+			continue
 		}
+		if weight != nil {
+			part *= weight(n.flows[i].tag)
+		}
+		sum += part
 	}
 	return sum
 }

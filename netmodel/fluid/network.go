@@ -502,17 +502,28 @@ func (n *Network) Reserve(flows int) {
 // InFlightProgress counts the flows started and not yet arrived, each as the share of its
 // bytes sent so far (1 once the last is out). It visits every flow slot: it is for progress
 // reports, not for the event loop.
-func (n *Network) InFlightProgress() float64 {
+func (n *Network) InFlightProgress() float64 { return n.InFlightProgressWeighted(nil) }
+
+// InFlightProgressWeighted is InFlightProgress with each flow's part multiplied by weight of
+// its tag (nil: 1 for every flow), for callers whose unit of work is several flows.
+func (n *Network) InFlightProgressWeighted(weight func(tag int64) float64) float64 {
 	now, sum := n.s.Now(), 0.0
 	for i := range n.hot {
+		var part float64
 		switch fh := &n.hot[i]; fh.state {
 		case stateActive:
 			fl := &n.flows[i]
 			rem := fl.rem - float64(fh.rate*float64(now-fl.at))/1e12
-			sum += 1 - max(rem, 0)/(float64(n.opt.Transport.Wire(fl.bytes))*8)
+			part = 1 - max(rem, 0)/(float64(n.opt.Transport.Wire(fl.bytes))*8)
 		case stateSent:
-			sum++
+			part = 1
+		default:
+			continue
 		}
+		if weight != nil {
+			part *= weight(n.flows[i].tag)
+		}
+		sum += part
 	}
 	return sum
 }
