@@ -475,3 +475,35 @@ func (h *idHeap) pop() int32 {
 	}
 	return top
 }
+
+// Collectives calls yield with every distinct collective the trace runs on the fabric — its
+// operation, its group's members (ascending) and its bytes — once each, in rank and node order
+// of the group's lowest member; groups of one rank, which move nothing, are left out. It is for
+// estimates made before a run (a memory guard): the run itself plans each when it starts.
+func (t *Trace) Collectives(yield func(Comm)) {
+	seen := map[collKey]bool{}
+	for r := range t.ranks {
+		for i := range t.ranks[r].ops {
+			o := &t.ranks[r].ops[i]
+			if o.kind != kColl {
+				continue
+			}
+			members := t.groupList[o.group].sorted
+			if len(members) < 2 || members[0] != int32(r) {
+				continue
+			}
+			k := collKey{o.group, o.coll, o.bytes}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			yield(Comm{Op: o.coll, Ranks: members, Bytes: o.bytes, Group: t.groupList[o.group].name, Name: t.Files[r].Nodes[i].Name})
+		}
+	}
+}
+
+type collKey struct {
+	group int32
+	op    ccl.Op
+	bytes int64
+}

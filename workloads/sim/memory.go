@@ -13,6 +13,7 @@ import (
 	"simd/ccl/algo"
 	"simd/configs/units"
 	"simd/workloads"
+	"simd/workloads/chakra"
 )
 
 // The memory guard: before an event run simulates anything it estimates the run's peak memory
@@ -103,21 +104,69 @@ func (s *Simulation) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc
 			}
 		}
 	}
+	est := memoryTotal(links, stored, widest, perFlow, widestWhat)
+	if flowsOK && est.Bytes != math.MaxInt64 {
+		est.Flows = flows
+	}
+	return est, nil
+}
+
+// memoryTotal is the estimate of a run whose plans store stored flows and whose widest
+// collective has widest flows in flight at perFlow bytes each (described by what), on a fabric
+// of links links.
+func memoryTotal(links int, stored, widest, perFlow int64, what string) memoryEstimate {
 	plans, ok1 := units.Product(stored, bytesPerStoredFlow)
 	flight, ok2 := units.Product(widest, perFlow)
 	base, ok3 := units.Product(int64(links), bytesPerLink)
 	total, ok4 := units.Sum(bytesBase, base, plans, flight)
 	if !ok1 || !ok2 || !ok3 || !ok4 {
-		return memoryEstimate{Bytes: math.MaxInt64, What: "more bytes than an int64 counts"}, nil
+		return memoryEstimate{Bytes: math.MaxInt64, What: "more bytes than an int64 counts"}
 	}
-	est := memoryEstimate{Bytes: total, What: widestWhat}
-	if flowsOK {
-		est.Flows = flows
-	}
+	est := memoryEstimate{Bytes: total, What: what}
 	if plans > flight {
 		est.What = fmt.Sprintf("%d flows of generated collective plans at ~%d B each", stored, bytesPerStoredFlow)
 	}
-	return est, nil
+	return est
+}
+
+// estimateTraceMemory estimates a Chakra trace's event run as estimateMemory does a
+// workload's: every distinct collective's plan stays generated for the run, and the one with
+// the most flows in flight at once sets the flight (the trace's sends are single flows).
+func estimateTraceMemory(t *chakra.Trace, sel *algo.Selector, gps, totalGPUs, links int, cc bool, p algo.Params, qps int) (memoryEstimate, error) {
+	perFlow := int64(bytesPerFlowMaxMin)
+	if cc {
+		perFlow = bytesPerFlowCC
+	}
+	perFlow *= int64(max(qps, 1))
+	var stored, widest int64
+	var what string
+	var err error
+	t.Collectives(func(c chakra.Comm) {
+		if err != nil {
+			return
+		}
+		req := ccl.Request{Op: c.Op, Ranks: c.Ranks, GPUsPerServer: gps, TotalGPUs: totalGPUs, Bytes: c.Bytes}
+		var choice algo.Choice
+		if choice, err = sel.Choose(c.Op, groupKind(&req), &req); err != nil {
+			return
+		}
+		var fp algo.Footprint
+		if fp, err = algo.FootprintOf(choice.Algorithm, req, p); err != nil {
+			return
+		}
+		var ok bool
+		if stored, ok = units.Sum(stored, fp.Stored); !ok {
+			stored = math.MaxInt64
+		}
+		if fp.Width > widest {
+			widest = fp.Width
+			what = fmt.Sprintf("%s %s of %s on %d ranks: %d flows in flight at ~%d B each", choice.Algorithm, c.Op, units.FormatBytes(c.Bytes), len(c.Ranks), widest, perFlow)
+		}
+	})
+	if err != nil {
+		return memoryEstimate{}, err
+	}
+	return memoryTotal(links, stored, widest, perFlow, what), nil
 }
 
 // checkMemory refuses a run whose estimate exceeds the limit: maxMemory (-max-memory), or,

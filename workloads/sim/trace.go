@@ -101,12 +101,20 @@ func RunTrace(ctx context.Context, in TraceInputs, opt EventOptions, att Attachm
 	if err != nil {
 		return nil, BadInputf("-algo-policy: %v", err)
 	}
+	params := algo.Params{Chunks: opt.Chunks, PXN: aopt.PXNVariant}
+	est, err := estimateTraceMemory(in.Trace, sel, cl.GPUsPerServer, fab.TotalGPUs(), cl.Topology.NumLinks(), netmodel.CCOn(&in.Conf), params, opt.QPsPerConnection)
+	if err != nil {
+		return nil, BadInput(err)
+	}
+	if err := checkMemory(est, opt.MaxMemory); err != nil {
+		return nil, err
+	}
 	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, true)
 	if err != nil {
 		return nil, err
 	}
 	net := &traceNetwork{s: sched, sim: sim, sel: sel, gps: cl.GPUsPerServer, total: fab.TotalGPUs(),
-		params: algo.Params{Chunks: opt.Chunks, PXN: aopt.PXNVariant}, latency: latency(opt.SendLatency)}
+		params: params, latency: latency(opt.SendLatency)}
 	ex := chakra.NewExecutor(in.Trace, sched, net, in.Exec)
 	if in.Observer != nil {
 		ex.SetObserver(in.Observer)

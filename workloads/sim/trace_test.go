@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"simd/ccl/algo"
 	"simd/configs"
 	"simd/topo"
 	"simd/workloads/chakra"
@@ -210,5 +211,35 @@ func TestTraceGolden(t *testing.T) {
 				t.Errorf("%s differs from the golden file (go test -update to accept)", name)
 			}
 		}
+	}
+}
+
+// A trace's event run is guarded like a workload's: the estimate is the sum of the closed forms
+// of its distinct collectives' plans and the widest one's flows in flight, and a run whose
+// estimate is above the limit is refused before anything is simulated.
+func TestTraceMemoryGuard(t *testing.T) {
+	tr, err := chakra.Load(chakraDir+"astra-sim/microbenchmarks/all_to_all/16npus_1MB/all_to_all.%d.et", chakra.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := traceInputs(t, tr, tr.Ranks())
+	sel, err := algo.NewSelector(algo.Options{GPUType: in.Cluster.GPUType})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := in.Cluster.Topology.NumLinks()
+	est, err := estimateTraceMemory(tr, sel, 8, 16, links, false, algo.Params{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One all-to-all over 16 ranks: SimCCL's direct all-to-all, 16·15 flows, all in flight
+	// at once and stored.
+	want := int64(bytesBase + links*bytesPerLink + 16*15*(bytesPerFlowMaxMin+bytesPerStoredFlow))
+	if est.Bytes != want {
+		t.Errorf("estimate %d B (%s), want %d", est.Bytes, est.What, want)
+	}
+	_, err = RunTrace(context.Background(), in, EventOptions{SendLatency: -1, MaxMemory: 1 << 20}, Attachments{})
+	if err == nil || !IsInputError(err) || !strings.Contains(err.Error(), "the run would need about") {
+		t.Errorf("a 1 MiB limit: %v", err)
 	}
 }
