@@ -70,6 +70,7 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	fs := sim.NewFiles(dir, "", !o.set["o"] && o.conf != "", &conf, o.conf)
 	fs.Concurrent = secondCore(o.threads)
 	fs.Log = log
+	fs.Links = o.plot || o.report // the link plots and the report read links.csv and link_classes.csv
 	if err := fs.Check(); err != nil {
 		return err
 	}
@@ -144,6 +145,19 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	if r.Stopped != nil {
 		fmt.Fprintf(stdout, "  incomplete: %s\n", r.Note)
 		return stopped(r.Stopped, r.End, "the outputs hold what was computed and are marked incomplete")
+	}
+	// -plot and -report: the shared run's in dir (FCT slowdowns, links), each job's layers in
+	// its folder.
+	s := &session{o: o, log: log, stdout: stdout, stderr: stderr}
+	if err := s.afterRun(dir, ""); err != nil {
+		return err
+	}
+	job := *s
+	job.stderr = io.Discard // a job's folder has no network files: they are the shared run's
+	for _, j := range js {
+		if err := job.afterRun(filepath.Join(dir, j.Name), ""); err != nil {
+			return err
+		}
 	}
 	return nil
 }

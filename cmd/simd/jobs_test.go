@@ -157,3 +157,25 @@ func TestJobsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// -plot and -report work with -jobs: the shared run's plots and a report with the jobs table in
+// the output folder, each job's layer plot and report in its own.
+func TestJobsPlotAndReport(t *testing.T) {
+	dir := jobsFolder(t, "jobs:\n  - {name: a, workload: dp.txt, gpus: \"0-3,8-11\"}\n  - {name: b, workload: dp.txt, gpus: \"16-19,24-27\"}\n")
+	code, stdout, errOut := runCLI(t, dir, "-jobs", "jobs.yaml", "-g", "32", "-quiet", "-o", "out", "-plot", "-report", "-jobs-alone", "none")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, f := range []string{"links.csv", "link_utilisation.svg", "fct_slowdown_cdf.svg", "report.html", "a/layer_breakdown.svg", "a/report.html", "b/report.html"} {
+		if _, err := os.Stat(filepath.Join(dir, "out", f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	page := readFile(t, filepath.Join(dir, "out", "report.html"))
+	if !strings.Contains(page, `<h2 id="jobs">Jobs</h2>`) || !strings.Contains(page, "16-19 24-27") {
+		t.Errorf("the report has no jobs table")
+	}
+	if !strings.Contains(stdout, "report: out/report.html") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+}

@@ -71,6 +71,7 @@ type page struct {
 	LinkNote   string
 	Classes    *table
 	Compare    *table
+	Jobs       *table // jobs.csv of a multi-job run
 	Layers     *table
 	Missing    []string // optional inputs not found
 }
@@ -135,6 +136,25 @@ func Build(dir, prefix string) ([]byte, error) {
 	if cmp != nil {
 		if p.Compare, err = compareTable(cmp); err != nil {
 			return nil, err
+		}
+	}
+	jobs, err := readCSV(in("jobs.csv"), "job", "gpus", "servers", "placement", "iterations", "iteration_us_together", "iteration_us_alone", "slowdown")
+	if err != nil {
+		return nil, err
+	}
+	if jobs != nil {
+		cols := []string{"job", "workload", "gpus", "servers", "placement", "iterations", "start_us", "iteration_us_together", "iteration_us_alone", "slowdown"}
+		p.Jobs = &table{Head: cols, Num: []bool{false, false, true, true, false, true, true, true, true, true}}
+		for _, row := range jobs.rows {
+			var cells []string
+			for _, h := range cols {
+				if k := jobs.col(h); k >= 0 {
+					cells = append(cells, row[k])
+				} else {
+					cells = append(cells, "")
+				}
+			}
+			p.Jobs.Rows = append(p.Jobs.Rows, cells)
 		}
 	}
 	var b bytes.Buffer

@@ -31,13 +31,15 @@ nav a { margin-right: 0.8rem; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<nav><a href="#run">Run</a><a href="#groups">Exposed communication</a><a href="#plots">Plots</a><a href="#links">Links</a>{{if .Compare}}<a href="#compare">Analytical vs event</a>{{end}}<a href="#layers">Layers</a></nav>
+<nav><a href="#run">Run</a>{{if .Jobs}}<a href="#jobs">Jobs</a>{{end}}<a href="#groups">Exposed communication</a><a href="#plots">Plots</a><a href="#links">Links</a>{{if .Compare}}<a href="#compare">Analytical vs event</a>{{end}}<a href="#layers">Layers</a></nav>
 {{if .Incomplete}}<p class="warn">Incomplete run: {{.Incomplete}}</p>{{end}}
 <h2 id="run">Run</h2>
 <table>
 {{range .Run}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
 {{end}}</table>
 {{with .Missing}}<p class="note">Not in the folder: {{range $i, $m := .}}{{if $i}}, {{end}}{{$m}}{{end}}.</p>{{end}}
+{{with .Jobs}}<h2 id="jobs">Jobs</h2>
+{{template "table" .}}<p class="note">From jobs.csv: each job's mean iteration with the others on the fabric and alone on the same GPUs, µs; each job's folder has its own report.</p>{{end}}
 <h2 id="groups">Exposed communication by group</h2>
 {{with .Groups}}{{template "table" .}}<p class="note">From EndToEnd.csv's summary line: the communication time no computation hides, by the group of the collective.</p>{{else}}<p class="note">No EndToEnd.csv.</p>{{end}}
 <h2 id="plots">Plots</h2>
