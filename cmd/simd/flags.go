@@ -203,7 +203,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"nvls"}, "", "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", "from AS_NVLS_ENABLE", boolean(&o.nvls)},
 			{[]string{"pxn"}, "", "PXN relays for rings (and, with -pxn-variant nccl, all-to-alls) across servers (SimAI's AS_PXN_ENABLE=1)", "from AS_PXN_ENABLE", boolean(&o.pxn)},
 			{[]string{"pxn-variant"}, "VARIANT", pxnVariantUsage, "simccl", val(&o.pxnVariant)},
-			{[]string{"algo-policy"}, "POLICY", "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", "simccl", str(&o.algoPolicy)},
+			{[]string{"algo-policy"}, "POLICY", "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", "simccl; nccl for a Chakra trace", str(&o.algoPolicy)},
 			{[]string{"force-algo"}, "LIST", "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", "", str(&o.forceAlgo)},
 			{[]string{"send-lat"}, "NS", "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", "SimAI's per-algorithm table, in ns", func(n, u string) { fs.Int64Var(&o.sendLatNs, n, -1, u) }},
 			{[]string{"chunks"}, "N", "chunks per channel of tree, NVLS and NVLS-Tree collectives (0: their default)", "0", num(&o.chunks)},
