@@ -27,41 +27,14 @@ on stderr.
 
 // runPlot is simd plot DIR.
 func runPlot(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simd plot", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	out := fs.String("o", "", "")
-	prefix := fs.String("r", "", "")
-	var dirs []string
-	err := fs.Parse(args)
-	for err == nil && fs.NArg() > 0 {
-		dirs = append(dirs, fs.Arg(0))
-		err = fs.Parse(fs.Args()[1:])
+	dir, out, prefix, code, ok := folderArgs("simd plot", plotUsage, args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, plotUsage)
-		return exitOK
+	if out == "" {
+		out = dir
 	}
-	if err == nil && len(dirs) != 1 {
-		err = fmt.Errorf("expected one output folder, got %d", len(dirs))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "simd plot: %v\n%s", err, plotUsage)
-		return exitBadInput
-	}
-	dir := dirs[0]
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "simd plot: %s: not an output folder\n", dir)
-		return exitBadInput
-	}
-	if *out == "" {
-		*out = dir
-	}
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "r" })
-	if !set {
-		*prefix = detectPrefix(dir)
-	}
-	if err := drawPlots(dir, *out, *prefix, stdout, stderr); err != nil {
+	if err := drawPlots(dir, out, prefix, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "simd plot: %v\n", err)
 		var ie plots.InputError
 		if errors.As(err, &ie) {
@@ -70,6 +43,44 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// folderArgs reads the command line of a command on an output folder (simd plot, simd report):
+// DIR, -o OUT and -r PREFIX (detected from DIR when not given). ok is false when the command
+// is over: -h printed its usage, or bad arguments were reported (code is the exit status).
+func folderArgs(cmd, usage string, args []string, stdout, stderr io.Writer) (dir, out, prefix string, code int, ok bool) {
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o := fs.String("o", "", "")
+	r := fs.String("r", "", "")
+	var dirs []string
+	err := fs.Parse(args)
+	for err == nil && fs.NArg() > 0 {
+		dirs = append(dirs, fs.Arg(0))
+		err = fs.Parse(fs.Args()[1:])
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return "", "", "", exitOK, false
+	}
+	if err == nil && len(dirs) != 1 {
+		err = fmt.Errorf("expected one output folder, got %d", len(dirs))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n%s", cmd, err, usage)
+		return "", "", "", exitBadInput, false
+	}
+	dir = dirs[0]
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "%s: %s: not an output folder\n", cmd, dir)
+		return "", "", "", exitBadInput, false
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "r" })
+	if !set {
+		*r = detectPrefix(dir)
+	}
+	return dir, *o, *r, exitOK, true
 }
 
 // detectPrefix is "" when dir holds EndToEnd.csv or fct.txt, else the X of the only

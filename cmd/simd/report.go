@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"simd/cmd/simd/report"
@@ -25,41 +23,14 @@ self-contained: viewing it needs no network. The same folder gives the same byte
 
 // runReport is simd report DIR.
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simd report", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	out := fs.String("o", "", "")
-	prefix := fs.String("r", "", "")
-	var dirs []string
-	err := fs.Parse(args)
-	for err == nil && fs.NArg() > 0 {
-		dirs = append(dirs, fs.Arg(0))
-		err = fs.Parse(fs.Args()[1:])
+	dir, out, prefix, code, ok := folderArgs("simd report", reportUsage, args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, reportUsage)
-		return exitOK
+	if out == "" {
+		out = filepath.Join(dir, prefix+"report.html")
 	}
-	if err == nil && len(dirs) != 1 {
-		err = fmt.Errorf("expected one output folder, got %d", len(dirs))
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "simd report: %v\n%s", err, reportUsage)
-		return exitBadInput
-	}
-	dir := dirs[0]
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "simd report: %s: not an output folder\n", dir)
-		return exitBadInput
-	}
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "r" })
-	if !set {
-		*prefix = detectPrefix(dir)
-	}
-	if *out == "" {
-		*out = filepath.Join(dir, *prefix+"report.html")
-	}
-	if err := report.Write(dir, *prefix, *out); err != nil {
+	if err := report.Write(dir, prefix, out); err != nil {
 		fmt.Fprintf(stderr, "simd report: %v\n", err)
 		var ie report.InputError
 		if errors.As(err, &ie) {
@@ -67,6 +38,6 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitFailure
 	}
-	fmt.Fprintf(stdout, "report: %s\n", *out)
+	fmt.Fprintf(stdout, "report: %s\n", out)
 	return exitOK
 }
