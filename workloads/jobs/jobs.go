@@ -40,6 +40,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"simd/configs/lex"
 )
 
 // Placement is how a job given a count of GPUs gets them.
@@ -85,20 +87,9 @@ type File struct {
 	Jobs []Job
 }
 
-// Error is a problem in a jobs file: the file, line and field.
-type Error struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-}
-
-func (e *Error) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
-}
+// Error is a problem in a jobs file: the file, line and field (simd's input error, as the
+// other parsers give it).
+type Error = lex.Error
 
 // MaxGPUs bounds a GPU id or count in a jobs file (a larger one is certainly a mistake, and
 // bounding it keeps a range such as "0-9999999999" from allocating).

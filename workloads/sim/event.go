@@ -149,9 +149,12 @@ type Result struct {
 }
 
 // Finished is the collectives that finished, in start order.
-func (r *Result) Finished() []Collective {
-	out := make([]Collective, 0, len(r.Collectives))
-	for _, c := range r.Collectives {
+func (r *Result) Finished() []Collective { return finished(r.Collectives) }
+
+// finished is the collectives of cs that finished, in their order.
+func finished(cs []Collective) []Collective {
+	out := make([]Collective, 0, len(cs))
+	for _, c := range cs {
 		if c.Done {
 			out = append(out, c)
 		}

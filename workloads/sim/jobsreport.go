@@ -221,12 +221,7 @@ func (r *JobsResult) JobSummaryJSON(i int, row JobRow, topology string) ([]byte,
 	if j.Report != nil {
 		summary.Breakdown = breakdown(&j.Report.Summary)
 	}
-	summary.Collectives = make([]Collective, 0, len(j.Collectives))
-	for _, c := range j.Collectives {
-		if c.Done {
-			summary.Collectives = append(summary.Collectives, c)
-		}
-	}
+	summary.Collectives = finished(j.Collectives)
 	data, err := json.MarshalIndent(summary, "", "  ")
 	if err != nil {
 		return nil, err

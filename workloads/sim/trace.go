@@ -57,15 +57,7 @@ type TraceResult struct {
 }
 
 // Finished is the collectives that finished, in start order.
-func (r *TraceResult) Finished() []Collective {
-	out := make([]Collective, 0, len(r.Collectives))
-	for _, c := range r.Collectives {
-		if c.Done {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func (r *TraceResult) Finished() []Collective { return finished(r.Collectives) }
 
 // checkTrace checks that the trace fits the cluster's topology.
 func (in *TraceInputs) check() error {
