@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"simd/ccl/algo"
 	"simd/engine"
 
 	"simd/workloads/chakra"
 )
 
 // BenchmarkRunTrace runs the 64-rank ResNet-50 trace and the STG Llama trace in the event mode
-// on the default fabric, without output files.
+// on the default fabric, without output files, with NCCL's tuning model choosing the
+// algorithms as simd -w TRACE does by default.
 //
 //	go test -run '^$' -bench RunTrace -count 6 ./workloads/sim
 func BenchmarkRunTrace(b *testing.B) {
@@ -32,7 +34,8 @@ func BenchmarkRunTrace(b *testing.B) {
 			}
 			in := traceInputs(b, tr, tr.Ranks())
 			for b.Loop() {
-				if _, err := RunTrace(context.Background(), in, EventOptions{SendLatency: -1}, Attachments{}); err != nil {
+				opt := EventOptions{SendLatency: -1, Algorithms: algo.Options{Policy: algo.PolicyNCCL}}
+				if _, err := RunTrace(context.Background(), in, opt, Attachments{}); err != nil {
 					b.Fatal(err)
 				}
 			}
