@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"simd/engine"
 )
@@ -180,19 +181,28 @@ type pfcPort struct {
 //
 // It holds per-port ingress occupancy, the dynamic PFC threshold and the paused flags, and keeps no
 // clock: the caller updates occupancies with SetIngress and applies the pauses and resumes it
-// decides on with SetPaused. Every query that needs the switch-wide shared use sums the ports
-// (O(ports)); nothing allocates.
+// decides on with SetPaused. Every query that needs the switch-wide shared use sums the ports that
+// hold shared bytes (O(held) once per change, O(log held) per query); nothing allocates after the
+// first sums.
 type SwitchBuffer struct {
 	pool         float64 // BufferBytes − Σheadroom − Σreserve: what the dynamic threshold divides
 	reserve      float64
 	resumeOffset float64
 	ports        []pfcPort
-	// Prefix and suffix sums of the ports' shared use (pre[i] = Σ_{j<i}, suf[i] = Σ_{j≥i}),
-	// cached until an occupancy or a pause changes, so that asking every port of a switch
-	// costs O(ports), not O(ports²). A port's "others" is pre[p] + suf[p+1], which does not
-	// depend on the port's own occupancy.
+	// held lists the ports whose occupancy exceeds the reserve, the only ones with a shared use:
+	// heldAt[p] is p's place in it, or −1. A switch under load holds bytes from a few of its
+	// ports, so the sums below run over these, not over every port.
+	held   []int32
+	heldAt []int32
+	// Prefix and suffix sums of the held ports' shared use in port order (pre[k] = the first k,
+	// suf[k] = from the k-th on, held sorted), cached until an occupancy or a pause changes, so
+	// that asking every port of a switch costs O(held), not O(ports²). A port's "others" is the
+	// sum of the held ports below it plus that of those above it, which does not depend on the
+	// port's own occupancy. A port without shared use adds exactly 0, so these are bit for bit
+	// the sums over every port.
 	pre, suf    []float64
 	sharedValid bool
+	paused      int // ports paused now
 }
 
 // NewSwitchBuffer builds the buffer of cfg with every port empty and unpaused. It panics if
@@ -205,6 +215,12 @@ func NewSwitchBuffer(cfg *SwitchBufferConfig) *SwitchBuffer {
 		reserve:      cfg.ReserveBytes,
 		resumeOffset: cfg.ResumeOffset,
 		ports:        make([]pfcPort, len(cfg.PortRate)),
+		heldAt:       make([]int32, len(cfg.PortRate)),
+		pre:          make([]float64, 1, len(cfg.PortRate)+1),
+		suf:          make([]float64, 1, len(cfg.PortRate)+1),
+	}
+	for i := range b.heldAt {
+		b.heldAt[i] = -1
 	}
 	// ConfigNPort sums headroom and reserve over every device of the switch.
 	var totalHeadroom float64
@@ -253,6 +269,17 @@ func (b *SwitchBuffer) SetIngress(port int, bytes float64) {
 	}
 	b.ports[port].ingress = bytes
 	b.sharedValid = false
+	switch in := b.heldAt[port] >= 0; {
+	case bytes > b.reserve && !in:
+		b.heldAt[port] = int32(len(b.held))
+		b.held = append(b.held, int32(port))
+	case bytes <= b.reserve && in:
+		i := b.heldAt[port]
+		last := b.held[len(b.held)-1]
+		b.held[i], b.heldAt[last] = last, i
+		b.held = b.held[:len(b.held)-1]
+		b.heldAt[port] = -1
+	}
 }
 
 // Ingress is the port's ingress occupancy as last set.
@@ -304,17 +331,21 @@ func (b *SwitchBuffer) sums() {
 	if b.sharedValid {
 		return
 	}
-	n := len(b.ports)
-	if len(b.pre) != n+1 {
-		b.pre, b.suf = make([]float64, n+1), make([]float64, n+1)
+	h := b.held
+	slices.Sort(h) // mostly in order from the last time: only ports that came or went moved
+	for k, port := range h {
+		b.heldAt[port] = int32(k)
 	}
-	for i := range n {
-		p := &b.ports[i]
-		b.pre[i+1] = b.pre[i] + b.sharedAt(p, p.ingress)
+	n := len(h)
+	b.pre, b.suf = b.pre[:n+1], b.suf[:n+1] // room for every port from NewSwitchBuffer
+	b.pre[0], b.suf[n] = 0, 0
+	for k, port := range h {
+		p := &b.ports[port]
+		b.pre[k+1] = b.pre[k] + b.sharedAt(p, p.ingress)
 	}
-	for i := n - 1; i >= 0; i-- {
-		p := &b.ports[i]
-		b.suf[i] = b.suf[i+1] + b.sharedAt(p, p.ingress)
+	for k := n - 1; k >= 0; k-- {
+		p := &b.ports[h[k]]
+		b.suf[k] = b.suf[k+1] + b.sharedAt(p, p.ingress)
 	}
 	b.sharedValid = true
 }
@@ -323,7 +354,14 @@ func (b *SwitchBuffer) sums() {
 // queries and the predicates use the same sum, so a level is exactly where its predicate flips.
 func (b *SwitchBuffer) othersShared(port int) float64 {
 	b.sums()
-	return b.pre[port] + b.suf[port+1]
+	// below: the held ports under port; above: the first held port past it.
+	below := int(b.heldAt[port])
+	above := below + 1
+	if below < 0 {
+		below, _ = slices.BinarySearch(b.held, int32(port))
+		above = below
+	}
+	return b.pre[below] + b.suf[above]
 }
 
 // pauseAt is CheckShouldPause's comparison for an unpaused port at occupancy x with the other ports'
@@ -371,8 +409,40 @@ func (b *SwitchBuffer) SetPaused(port int, paused bool) {
 	if paused && !p.paused {
 		p.sharedCap = math.Max(0, p.ingress-b.reserve)
 	}
+	switch {
+	case paused && !p.paused:
+		b.paused++
+	case !paused && p.paused:
+		b.paused--
+	}
 	p.paused = paused
 	b.sharedValid = false
+}
+
+// cannotPauseMargin is the relative margin by which CannotPause wants every port below its
+// level: far above the rounding of the sums involved (~1e-15 relative), so that a port CannotPause
+// rules out is one the exact predicate would not pause either.
+const cannotPauseMargin = 1e-9
+
+// CannotPause reports that no port can pause at the current occupancies, in O(held ports) and
+// without the sums the exact predicates need. With every port unpaused, a port's shared use y
+// pauses it when y ≥ (P − O − y)/2^s, O being the others' shared use (ShouldPause); with T = O + y
+// the switch's total shared use this is y·2^s ≥ P − T. So while every held port's y·2^s stays
+// below P − T by the margin, ShouldPause is false for every port. It is false whenever a port is
+// paused (a resume needs the exact test) or the margin is thin; callers then ask every port.
+func (b *SwitchBuffer) CannotPause() bool {
+	if b.paused > 0 {
+		return false
+	}
+	total, most := 0.0, 0.0
+	for _, port := range b.held {
+		p := &b.ports[port]
+		y := p.ingress - b.reserve // > 0 for a held port
+		total += y
+		most = max(most, y*p.divisor)
+	}
+	free := b.pool - total
+	return free > 0 && most < free*(1-cannotPauseMargin)
 }
 
 // Paused reports whether the port is paused.

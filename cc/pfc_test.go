@@ -313,3 +313,93 @@ func TestSwitchBufferNoAllocs(t *testing.T) {
 }
 
 func pfcPtr[T any](v T) *T { return &v }
+
+// TestSwitchBufferSumsOverHeldPorts checks the shared-use sums kept over the ports that hold
+// shared bytes against the sums over every port in port order (prefix below the port, suffix
+// above it), bit for bit, through random occupancies, pauses and resumes on a 64-port switch.
+func TestSwitchBufferSumsOverHeldPorts(t *testing.T) {
+	const ports = 64
+	rates := make([]float64, ports)
+	delays := make([]engine.Time, ports)
+	for i := range rates {
+		rates[i], delays[i] = 400e9, engine.Microsecond
+	}
+	cfg := DefaultSwitchBuffer(pfcSimAIBuffer, rates, delays, 400e9)
+	b := NewSwitchBuffer(&cfg)
+	rng := rand.New(rand.NewPCG(7, 11))
+	everyPort := func(port int) (others, total float64) {
+		pre, suf := 0.0, 0.0
+		for i := range port {
+			pre += b.PortSharedUsed(i)
+		}
+		for i := ports - 1; i > port; i-- {
+			suf += b.PortSharedUsed(i)
+		}
+		for i := ports - 1; i >= 0; i-- {
+			total += b.PortSharedUsed(i)
+		}
+		return pre + suf, total
+	}
+	for step := range 20000 {
+		p := rng.IntN(ports)
+		switch r := rng.IntN(10); {
+		case r < 6: // mostly small ports' worth, sometimes empty or below the reserve
+			x := rng.Float64() * 3e5
+			if rng.IntN(4) == 0 {
+				x = rng.Float64() * cfg.ReserveBytes
+			}
+			b.SetIngress(p, x)
+		case r < 8:
+			b.SetPaused(p, !b.Paused(p))
+		default:
+			b.SetIngress(p, 0)
+		}
+		q := rng.IntN(ports)
+		others, total := everyPort(q)
+		if got := b.othersShared(q); got != others {
+			t.Fatalf("step %d: othersShared(%d) = %v, every port gives %v", step, q, got, others)
+		}
+		if got := b.SharedUsed(); got != total {
+			t.Fatalf("step %d: SharedUsed = %v, every port gives %v", step, got, total)
+		}
+		if got, want := b.ShouldPause(q), !b.Paused(q) && b.pauseAt(&b.ports[q], b.Ingress(q), others); got != want {
+			t.Fatalf("step %d: ShouldPause(%d) = %v, want %v", step, q, got, want)
+		}
+		if b.CannotPause() {
+			for p := range ports {
+				if b.ShouldPause(p) || b.Paused(p) {
+					t.Fatalf("step %d: CannotPause, but port %d pauses or is paused", step, p)
+				}
+			}
+		}
+	}
+}
+
+// TestSwitchBufferCannotPause checks the shortcut's answers where they are known: a switch
+// holding a little from many ports cannot pause; one port near its pause level can; any paused
+// port makes it ask every port.
+func TestSwitchBufferCannotPause(t *testing.T) {
+	b := pfcFourPorts400G(t)
+	if !b.CannotPause() {
+		t.Fatal("an empty switch: CannotPause = false")
+	}
+	for p := range 4 {
+		b.SetIngress(p, 1e6) // 4 MB in all, each port far below (P − T)/8 ≈ 3.6 MB
+	}
+	if !b.CannotPause() {
+		t.Fatal("1 MB on each port: CannotPause = false")
+	}
+	b.SetIngress(0, b.PauseLevel(0)*(1-1e-12)) // just below its level: the exact test must decide
+	if b.ShouldPause(0) || b.CannotPause() {
+		t.Fatalf("just below the level: ShouldPause %v, CannotPause %v; want false, false", b.ShouldPause(0), b.CannotPause())
+	}
+	b.SetIngress(0, 1e6)
+	b.SetPaused(2, true)
+	if b.CannotPause() {
+		t.Fatal("port 2 paused: CannotPause = true")
+	}
+	b.SetPaused(2, false)
+	if !b.CannotPause() {
+		t.Fatal("port 2 resumed: CannotPause = false")
+	}
+}

@@ -23,6 +23,7 @@ type pfcSwitch struct {
 	bound  float64   // total backlog below which no port can reach its pause threshold
 	u, du  []float64 // scratch: ingress occupancy per port and its slope
 	flip   []int32   // scratch: ports whose pause state changes
+	last   []int32   // scratch: the active ports of the last check
 	active []int32   // ports with an occupancy or a pause at the last check
 	// backlogged lists the egress links whose queue holds or gains bytes, pausedPorts the
 	// ports paused now: a check visits only those, not every port.
@@ -137,10 +138,12 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	}
 	n.stats.SwitchChecks++
 	// Only ports that receive into a backlogged queue, or are paused, can change state; the
-	// others hold nothing. Clear the last check's ports, then rebuild the list.
+	// others hold nothing. Clear the last check's ports, then rebuild the list; the buffer is
+	// told only the occupancies that changed (ports that held bytes and hold none now are
+	// emptied last).
+	sw.last = append(sw.last[:0], sw.active...)
 	for _, p := range sw.active {
 		sw.u[p], sw.du[p], sw.act[p] = 0, 0, false
-		sw.buf.SetIngress(int(p), 0)
 	}
 	sw.active = sw.active[:0]
 	total := 0.0
@@ -164,12 +167,25 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		sw.activate(p)
 	}
 	for _, p := range sw.active {
-		sw.buf.SetIngress(int(p), sw.u[p])
+		if sw.buf.Ingress(int(p)) != max(sw.u[p], 0) {
+			sw.buf.SetIngress(int(p), sw.u[p])
+		}
+	}
+	for _, p := range sw.last {
+		if !sw.act[p] {
+			sw.buf.SetIngress(int(p), 0)
+		}
 	}
 	// Decide every port on the same state, then apply: the decisions of one instant are
-	// simultaneous (and asking every port before changing any keeps this O(ports)).
+	// simultaneous (and asking every port before changing any keeps this O(ports)). Where no
+	// port is paused and none is near its level, as in a switch that only queues, the buffer
+	// says so without asking each port.
 	sw.flip = sw.flip[:0]
-	for _, p := range sw.active {
+	decide := sw.active
+	if sw.paused == 0 && sw.buf.CannotPause() {
+		decide = nil
+	}
+	for _, p := range decide {
 		if sw.buf.ShouldPause(int(p)) || sw.buf.ShouldResume(int(p)) {
 			sw.flip = append(sw.flip, p)
 		}
