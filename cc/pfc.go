@@ -425,21 +425,29 @@ func (b *SwitchBuffer) SetPaused(port int, paused bool) {
 const cannotPauseMargin = 1e-9
 
 // CannotPause reports that no port can pause at the current occupancies, in O(held ports) and
-// without the sums the exact predicates need. With every port unpaused, a port's shared use y
-// pauses it when y ≥ (P − O − y)/2^s, O being the others' shared use (ShouldPause); with T = O + y
-// the switch's total shared use this is y·2^s ≥ P − T. So while every held port's y·2^s stays
-// below P − T by the margin, ShouldPause is false for every port. It is false whenever a port is
-// paused (a resume needs the exact test) or the margin is thin; callers then ask every port.
+// without the sums the exact predicates need (CannotPauseGiven, with the sums over the held ports).
 func (b *SwitchBuffer) CannotPause() bool {
-	if b.paused > 0 {
-		return false
-	}
 	total, most := 0.0, 0.0
 	for _, port := range b.held {
 		p := &b.ports[port]
 		y := p.ingress - b.reserve // > 0 for a held port
 		total += y
 		most = max(most, y*p.divisor)
+	}
+	return b.CannotPauseGiven(total, most)
+}
+
+// CannotPauseGiven reports that no port can pause, given the switch's total shared use (the sum
+// over the ports of max(0, ingress − reserve)) and the largest of those shared uses times its
+// port's 2^shift, as the caller computed them from the occupancies it set. With every port
+// unpaused, a port's shared use y pauses it when y ≥ (P − O − y)/2^s, O being the others' shared
+// use (ShouldPause); with T = O + y the total shared use this is y·2^s ≥ P − T. So while every
+// port's y·2^s stays below P − T by the margin, ShouldPause is false for every port. It is false
+// whenever a port is paused (a resume needs the exact test) or the margin is thin; callers then
+// ask every port.
+func (b *SwitchBuffer) CannotPauseGiven(total, most float64) bool {
+	if b.paused > 0 {
+		return false
 	}
 	free := b.pool - total
 	return free > 0 && most < free*(1-cannotPauseMargin)

@@ -166,9 +166,18 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	for _, p := range sw.pausedPorts {
 		sw.activate(p)
 	}
+	// The shared use (occupancy above the reserve) summed, with its slope, and the largest of
+	// them times its port's 2^shift: what CannotPauseGiven and nextCrossing need.
+	shared, dshared, most := 0.0, 0.0, 0.0
 	for _, p := range sw.active {
-		if sw.buf.Ingress(int(p)) != max(sw.u[p], 0) {
-			sw.buf.SetIngress(int(p), sw.u[p])
+		u := sw.u[p]
+		if sw.buf.Ingress(int(p)) != max(u, 0) {
+			sw.buf.SetIngress(int(p), u)
+		}
+		if u > sw.res {
+			shared += u - sw.res
+			dshared += sw.du[p]
+			most = max(most, float64((u-sw.res)*sw.mul[p]))
 		}
 	}
 	for _, p := range sw.last {
@@ -182,7 +191,7 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	// says so without asking each port.
 	sw.flip = sw.flip[:0]
 	decide := sw.active
-	if sw.paused == 0 && sw.buf.CannotPause() {
+	if sw.paused == 0 && sw.buf.CannotPauseGiven(shared, most) {
 		decide = nil
 	}
 	for _, p := range decide {
@@ -209,20 +218,14 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 			n.s.At(now+n.kin[in].delay, n.h, in, evPause)
 		}
 	}
-	n.setTimer(&sw.checkT, n.nextCrossing(sw), w, evSwitch)
+	n.setTimer(&sw.checkT, n.nextCrossing(sw, shared, dshared), w, evSwitch)
 }
 
 // nextCrossing is the time until the next PFC decision of sw can change, with every ingress
-// occupancy moving on its line: a port reaching its pause or resume level, or an occupancy
+// occupancy moving on its line (shared and dshared: the active ports' use above the reserve,
+// summed, and its slope): a port reaching its pause or resume level, or an occupancy
 // crossing the reserve (which changes the shared use's slope).
-func (n *Network) nextCrossing(sw *pfcSwitch) engine.Time {
-	shared, dshared := 0.0, 0.0
-	for _, p := range sw.active {
-		if u := sw.u[p]; u > sw.res {
-			shared += u - sw.res
-			dshared += sw.du[p]
-		}
-	}
+func (n *Network) nextCrossing(sw *pfcSwitch, shared, dshared float64) engine.Time {
 	best := math.Inf(1)
 	consider := func(v, dv float64) { // time for v to rise through 0 at rate dv
 		if v < 0 && dv > 0 {
