@@ -193,7 +193,7 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 	if err := checkMemory(est, opt.MaxMemory); err != nil {
 		return nil, err
 	}
-	s.log.Debug("memory estimate", zap.Int64("bytes", est.Bytes), zap.String("largest", est.What))
+	s.log.Debug("memory estimate", zap.Int64("bytes", est.Bytes), zap.String("largest", est.What), zap.Int64("flows", est.Flows))
 	sched, sim, err := att.simulator(&s.in.Conf, s.in.ConfPath, fab, tally, opt, true)
 	if err != nil {
 		return nil, err

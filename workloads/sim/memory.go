@@ -72,6 +72,20 @@ func (s *Simulation) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc
 	var stored, widest, flows int64
 	var widestWhat string
 	flowsOK := true
+	issues, sends, stages, err := s.issueCounts()
+	if err != nil {
+		return memoryEstimate{}, err
+	}
+	// count adds n issues of a collective whose groups, every stage's together, have f flows:
+	// a pipeline stage issues its own stage's groups, a 1/stages part.
+	count := func(f int64, n int) {
+		if n == 0 {
+			return
+		}
+		sum, ok1 := units.Product(f/int64(stages), int64(n))
+		total, ok2 := units.Sum(flows, sum)
+		flows, flowsOK = total, flowsOK && ok1 && ok2
+	}
 	for i := range s.in.Workload.Layers {
 		for ph := workloads.Fwd; ph <= workloads.WG; ph++ {
 			c := s.in.Workload.Collective(s.layout, i, ph)
@@ -79,9 +93,9 @@ func (s *Simulation) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc
 			if c.Op == ccl.OpNone || c.Group == ccl.GroupNone || c.GroupSize <= 1 {
 				continue
 			}
+			n := issues[[2]int{i, int(ph)}]
 			if f, ok := seen[k]; ok {
-				flows, ok = units.Sum(flows, f)
-				flowsOK = flowsOK && ok
+				count(f, n)
 				continue
 			}
 			fp, groups, choice, err := sel.Footprint(s.layout, totalGPUs, c.Op, c.Group, int64(c.Bytes), chunks)
@@ -90,11 +104,12 @@ func (s *Simulation) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc
 			}
 			all, err := fp.Scaled(groups)
 			seen[k] = all.Flows
-			sum, ok := units.Sum(flows, all.Flows)
-			flows, flowsOK = sum, flowsOK && ok && err == nil
+			flowsOK = flowsOK && err == nil
+			count(all.Flows, n)
 			overflow := func() (memoryEstimate, error) {
 				return memoryEstimate{Bytes: math.MaxInt64, What: fmt.Sprintf("%s %s on %d %s groups of %d ranks: more flows than an int64 counts", choice.Algorithm, c.Op, groups, c.Group, c.GroupSize)}, nil
 			}
+			var ok bool
 			if stored, ok = units.Sum(stored, all.Stored); err != nil || !ok {
 				return overflow()
 			}
@@ -104,11 +119,47 @@ func (s *Simulation) estimateMemory(sel *algo.Selector, links, totalGPUs int, cc
 			}
 		}
 	}
+	// A pipeline send is one flow from every rank of a stage (the job's ranks, not the
+	// fabric's GPUs) to its peer in the next.
+	count(int64(s.layout.GPUs), sends)
 	est := memoryTotal(links, stored, widest, perFlow, widestWhat)
 	if flowsOK && est.Bytes != math.MaxInt64 {
 		est.Flows = flows
 	}
 	return est, nil
+}
+
+// issueCounts is how many times the iteration issues each layer's collective, by (layer,
+// phase), over every pipeline stage; the pipeline sends with bytes to move; and the stages (1
+// without a simulated pipeline). Without a pipeline the pass is the workload's Plan; with one,
+// every stage's StagePlan, where a micro-batch's layers run ga times.
+func (s *Simulation) issueCounts() (issues map[[2]int]int, sends, stages int, err error) {
+	w := s.in.Workload
+	issues = map[[2]int]int{}
+	add := func(plan []workloads.PlanStep) {
+		for _, st := range plan {
+			switch st.Kind {
+			case workloads.StepIssue:
+				issues[[2]int{int(st.Layer), int(st.Phase)}]++
+			case workloads.StepSend:
+				if w.Header.PPCommBytes > 0 {
+					sends++
+				}
+			}
+		}
+	}
+	if !w.Pipelined(s.layout) {
+		add(w.Plan())
+		return issues, 0, 1, nil
+	}
+	pl, err := w.PipelineLayers()
+	if err != nil {
+		return nil, 0, 0, BadInput(err)
+	}
+	for stage := range s.layout.PP {
+		add(w.StagePlan(pl, s.layout.PP, stage))
+	}
+	return issues, sends, s.layout.PP, nil
 }
 
 // memoryTotal is the estimate of a run whose plans store stored flows and whose widest

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -41,5 +44,37 @@ func TestAvailableMemory(t *testing.T) {
 	b, source, ok := availableMemory()
 	if !ok || b <= 0 || source == "" {
 		t.Errorf("availableMemory() = %d, %q, %v", b, source, ok)
+	}
+}
+
+// The estimate's flow count (the progress report's yardstick) counts every collective each time
+// the iteration issues it: in a pipeline, the micro-batches' copies and the sends between
+// stages, one flow per rank of the job, however many GPUs the fabric has.
+func TestEstimateFlowsCountsEveryIssue(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "pp2-aicb.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSimulation(t, string(text), 16, "CC_MODE 0\n")
+	r, err := s.Event(context.Background(), EventOptions{SendLatency: -1}, Attachments{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flows int64
+	for _, c := range r.Finished() {
+		flows += c.Flows
+	}
+	sel, err := algo.NewSelector(algo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fabricGPUs := range []int{16, 32} {
+		est, err := s.estimateMemory(sel, 1000, fabricGPUs, false, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if est.Flows != flows || flows == 0 {
+			t.Errorf("on a fabric of %d GPUs: estimate %d flows, the run has %d", fabricGPUs, est.Flows, flows)
+		}
 	}
 }
