@@ -16,21 +16,18 @@ type pfcSwitch struct {
 	node   int32
 	buf    *cc.SwitchBuffer
 	egress []int32
-	base   []float64 // per port: the threshold at zero shared use times 2^shift
-	mul    []float64 // per port: 2^shift
-	res    float64   // reserve per port
-	off    float64   // resume offset
-	bound  float64   // total backlog below which no port can reach its pause threshold
-	u, du  []float64 // scratch: ingress occupancy per port and its slope
-	flip   []int32   // scratch: ports whose pause state changes
-	last   []int32   // scratch: the active ports of the last check
-	active []int32   // ports with an occupancy or a pause at the last check
+	ports  []pfcPortState
+	res    float64 // reserve per port
+	off    float64 // resume offset
+	bound  float64 // total backlog below which no port can reach its pause threshold
+	flip   []int32 // scratch: ports whose pause state changes
+	last   []int32 // scratch: the active ports of the last check
+	active []int32 // ports with an occupancy or a pause at the last check
 	// backlogged lists the egress links whose queue holds or gains bytes, pausedPorts the
 	// ports paused now: a check visits only those, not every port.
 	backlogged  []int32
 	pausedPorts []int32
-	act         []bool // per port: in active
-	paused      int    // ports paused now
+	paused      int // ports paused now
 	// The switch's total backlog as a line, kept up to date by every change of an egress
 	// queue's slope (linkDirty), so that a quiet switch is checked in O(1): tot at totAt,
 	// growing at totSlope bytes/s. A full check resynchronises it with the queues.
@@ -38,6 +35,18 @@ type pfcSwitch struct {
 	totAt         engine.Time
 	checkT        engine.Timer
 	dirty         bool
+}
+
+// pfcPortState is what a check reads and writes of one port, together in one cache line: a
+// switch under load has tens of active ports, and a check walks them several times.
+type pfcPortState struct {
+	u, du  float64 // scratch: ingress occupancy and its slope
+	told   float64 // the occupancy the buffer was last told (cc.SwitchBuffer.SetIngress)
+	base   float64 // the threshold at zero shared use times 2^shift
+	invMul float64 // 2^−shift (exact: a power of two)
+	mul    float64 // 2^shift
+	act    bool    // in active
+	paused bool    // as the buffer has it
 }
 
 // buildSwitches gives every packet switch a shared buffer. NVSwitches get none: SimAI's
@@ -58,13 +67,11 @@ func (n *Network) buildSwitches() error {
 			return err
 		}
 		w := &pfcSwitch{node: x, buf: cc.NewSwitchBuffer(&cfg), egress: slices.Clone(dl),
-			res: cfg.ReserveBytes, off: cfg.ResumeOffset, bound: math.Inf(1),
-			u: make([]float64, len(dl)), du: make([]float64, len(dl)), act: make([]bool, len(dl))}
+			res: cfg.ReserveBytes, off: cfg.ResumeOffset, bound: math.Inf(1), ports: make([]pfcPortState, len(dl))}
 		for p := range dl {
 			mul := math.Ldexp(1, int(w.buf.Shift(p)))
 			base := float64(w.buf.Threshold(p, 0) * mul)
-			w.mul = append(w.mul, mul)
-			w.base = append(w.base, base)
+			w.ports[p].mul, w.ports[p].invMul, w.ports[p].base = mul, 1/mul, base
 			// A port pauses when its own shared use U−res reaches (base − shared)/mul, and
 			// U ≤ total, shared ≤ total: so the total must reach (base + mul·res)/(mul + 1).
 			w.bound = min(w.bound, (base+float64(mul*w.res))/(mul+1))
@@ -97,8 +104,8 @@ func (sw *pfcSwitch) setBacklogged(l int32, links *[]link, on bool) {
 
 // activate adds port p to the active list.
 func (sw *pfcSwitch) activate(p int32) {
-	if !sw.act[p] {
-		sw.act[p] = true
+	if ps := &sw.ports[p]; !ps.act {
+		ps.act = true
 		sw.active = append(sw.active, p)
 	}
 }
@@ -143,7 +150,8 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	// emptied last).
 	sw.last = append(sw.last[:0], sw.active...)
 	for _, p := range sw.active {
-		sw.u[p], sw.du[p], sw.act[p] = 0, 0, false
+		ps := &sw.ports[p]
+		ps.u, ps.du, ps.act = 0, 0, false
 	}
 	sw.active = sw.active[:0]
 	total := 0.0
@@ -157,9 +165,13 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		}
 		for _, fd := range lk.feeds {
 			share := fd.arr / lk.arr
-			sw.u[fd.port] += float64(lk.qs.q * share)
-			sw.du[fd.port] += float64(slope * share)
-			sw.activate(fd.port)
+			ps := &sw.ports[fd.port]
+			ps.u += float64(lk.qs.q * share)
+			ps.du += float64(slope * share)
+			if !ps.act {
+				ps.act = true
+				sw.active = append(sw.active, fd.port)
+			}
 		}
 	}
 	sw.tot = total
@@ -170,18 +182,21 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	// them times its port's 2^shift: what CannotPauseGiven and nextCrossing need.
 	shared, dshared, most := 0.0, 0.0, 0.0
 	for _, p := range sw.active {
-		u := sw.u[p]
-		if sw.buf.Ingress(int(p)) != max(u, 0) {
+		ps := &sw.ports[p]
+		u := ps.u
+		if told := max(u, 0); ps.told != told {
+			ps.told = told
 			sw.buf.SetIngress(int(p), u)
 		}
 		if u > sw.res {
 			shared += u - sw.res
-			dshared += sw.du[p]
-			most = max(most, float64((u-sw.res)*sw.mul[p]))
+			dshared += ps.du
+			most = max(most, float64((u-sw.res)*ps.mul))
 		}
 	}
 	for _, p := range sw.last {
-		if !sw.act[p] {
+		if ps := &sw.ports[p]; !ps.act && ps.told != 0 {
+			ps.told = 0
 			sw.buf.SetIngress(int(p), 0)
 		}
 	}
@@ -203,6 +218,7 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		in := route.Reverse(sw.egress[p])
 		pause := !sw.buf.Paused(int(p))
 		sw.buf.SetPaused(int(p), pause)
+		sw.ports[p].paused = pause
 		if pause {
 			sw.pausedPorts = append(sw.pausedPorts, p)
 		} else if i := slices.Index(sw.pausedPorts, p); i >= 0 {
@@ -235,15 +251,17 @@ func (n *Network) nextCrossing(sw *pfcSwitch, shared, dshared float64) engine.Ti
 	const eps = 1e-3 // bytes past the level, so the check lands on the far side
 	// Ports outside the active list hold nothing and gain nothing: they cannot reach a level.
 	for _, p := range sw.active {
-		u, du := sw.u[p], sw.du[p]
+		ps := &sw.ports[p]
+		u, du := ps.u, ps.du
 		if u < sw.res {
 			consider(u-sw.res-eps, du)
 		} else {
 			consider(sw.res-u-eps, -du)
 		}
-		g := (u - sw.res) - (sw.base[p]-shared)/sw.mul[p]
-		dg := du + dshared/sw.mul[p]
-		if sw.buf.Paused(int(p)) {
+		// Multiplying by 2^−shift is dividing by 2^shift, exactly.
+		g := (u - sw.res) - float64((ps.base-shared)*ps.invMul)
+		dg := du + float64(dshared*ps.invMul)
+		if ps.paused {
 			consider(-(g+sw.off)-eps, -dg)
 		} else {
 			consider(g-eps, dg)
