@@ -646,7 +646,7 @@ func (m *Simulator) ackRoute(ps *pairState, src, dst int32, sport, dport uint16)
 	m.ackBuf = path
 	if !ps.ackKnown {
 		ps.ackKnown, ps.ackN = true, -1
-		if c, err := m.fab.Router.CountPaths(dst, src); err == nil && c == 1 {
+		if one, err := m.fab.Router.SinglePath(dst, src); err == nil && one {
 			ps.ackOff, ps.ackN = int32(len(m.pathArena)), int32(len(path))
 			m.pathArena = append(m.pathArena, path...)
 		}
@@ -675,7 +675,7 @@ func (m *Simulator) route(ps *pairState, src, dst int32, sport, dport, first uin
 	delay := m.fab.Graph.Stats(path).Delay
 	if !ps.known {
 		ps.known, ps.n = true, -1
-		if c, err := m.fab.Router.CountPaths(src, dst); err == nil && c == 1 {
+		if one, err := m.fab.Router.SinglePath(src, dst); err == nil && one {
 			ps.off, ps.n, ps.delay = int32(len(m.pathArena)), int32(len(path)), delay
 			m.pathArena = append(m.pathArena, path...)
 		}

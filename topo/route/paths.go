@@ -144,6 +144,28 @@ func (r *Router) expandAll(x, dst int32, d int) {
 	}
 }
 
+// SinglePath reports whether src has exactly one route to dst (CountPaths == 1), in O(hops):
+// every candidate next hop lies on a shortest route, so there is one route exactly when every
+// node of the walk from src has one candidate. It does not build the routes' graph, which for a
+// pair across pods of a large fabric holds hundreds of switches.
+func (r *Router) SinglePath(src, dst int32) (bool, error) {
+	d, err := r.prepare(src, dst)
+	if err != nil {
+		return false, err
+	}
+	if r.g.kinds[dst] != topo.GPU {
+		return len(r.appendUpLinks(r.cand[:0], src, dst)) == 1, nil
+	}
+	for x := src; x != dst; d-- {
+		c := r.candidates(x, dst, d)
+		if len(c) != 1 {
+			return false, nil
+		}
+		x = r.g.ends[c[0]]
+	}
+	return true, nil
+}
+
 // CountPaths is the number of routes from src to dst (saturating at MaxInt64).
 func (r *Router) CountPaths(src, dst int32) (int64, error) {
 	d, err := r.prepare(src, dst)

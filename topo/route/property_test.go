@@ -147,6 +147,9 @@ func checkAgainstGonum(t *testing.T, name string, tp *topo.Topology, pairs [][2]
 		if n, _ := r.CountPaths(src, dst); n != int64(len(want)) {
 			t.Fatalf("%s: %d→%d: CountPaths %d, want %d", name, src, dst, n, len(want))
 		}
+		if one, err := r.SinglePath(src, dst); one != (len(want) == 1) || err != nil {
+			t.Fatalf("%s: %d→%d: SinglePath %v (%v), gonum finds %d routes", name, src, dst, one, err, len(want))
+		}
 		if sports == 0 || len(want) > 32 {
 			continue
 		}
