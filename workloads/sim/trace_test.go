@@ -1,11 +1,8 @@
 package sim
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,39 +59,22 @@ func traceInputs(t testing.TB, tr *chakra.Trace, gpus int) TraceInputs {
 	return TraceInputs{Trace: tr, Cluster: cl, Conf: c, Exec: chakra.ExecOptions{PeakTFLOPS: 400, MemGBps: 2000}}
 }
 
+// pytorchTrace is the chakra package's PyTorch trace, its dependencies read from data_deps.
 func pytorchTrace(t testing.TB) *chakra.Trace {
 	t.Helper()
-	f, err := os.Open(chakraDir + "chakra/feeder_tests_trace.tar.gz")
+	data, err := os.ReadFile(chakraDir + "chakra/chakra.0.et.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	file, err := chakra.Decode(data, "chakra.0.et.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := tar.NewReader(zr)
-	for {
-		h, err := tr.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasSuffix(h.Name, ".et") {
-			data, err := io.ReadAll(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			file, err := chakra.Decode(data, h.Name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			trace, err := chakra.New(h.Name, []*chakra.File{file}, nil, "", chakra.DepsData)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return trace
-		}
+	trace, err := chakra.New("chakra.0.et.gz", []*chakra.File{file}, nil, "", chakra.DepsData)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return trace
 }
 
 // TestEveryTraceRuns runs every trace of the chakra package's testdata in both modes, the
