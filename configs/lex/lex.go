@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -44,6 +46,20 @@ func (e *Error) Error() string {
 // Errorf builds an *Error with a formatted message.
 func Errorf(file string, line int, field, format string, args ...any) *Error {
 	return &Error{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// yamlLine is how gopkg.in/yaml.v3 words a syntax error: "yaml: line N: what".
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// FromYAML is a YAML decoder's error on file as an *Error: at the line the decoder names, else
+// at line 1.
+func FromYAML(file string, err error) *Error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: file, Line: line, Msg: m[2]}
+	}
+	return &Error{File: file, Line: 1, Msg: strings.TrimPrefix(msg, "yaml: ")}
 }
 
 // IsInputError reports whether err (or anything it wraps) is an *Error.

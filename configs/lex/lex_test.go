@@ -61,3 +61,19 @@ func TestErrorFormat(t *testing.T) {
 		t.Error("IsInputError")
 	}
 }
+
+// FromYAML keeps the line the YAML decoder names, and falls back to line 1.
+func TestFromYAML(t *testing.T) {
+	tests := []struct {
+		err  string
+		want string
+	}{
+		{"yaml: line 7: mapping values are not allowed in this context", "jobs.yaml:7: mapping values are not allowed in this context"},
+		{"yaml: control characters are not allowed", "jobs.yaml:1: control characters are not allowed"},
+	}
+	for _, tc := range tests {
+		if got := FromYAML("jobs.yaml", errors.New(tc.err)).Error(); got != tc.want {
+			t.Errorf("FromYAML(%q) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}

@@ -96,8 +96,7 @@ type Error = lex.Error
 const MaxGPUs = 1 << 20
 
 var (
-	yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-	jobName  = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+	jobName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 )
 
 const jobKeys = "name, workload, gpus, count, placement, seed, start_us or iterations"
@@ -116,12 +115,7 @@ func Parse(data []byte, name string) (*File, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fail(nil, "", "empty jobs file: expected jobs: followed by a list of jobs")
 		}
-		msg := err.Error()
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return nil, &Error{File: name, Line: line, Msg: m[2]}
-		}
-		return nil, &Error{File: name, Line: 1, Msg: strings.TrimPrefix(msg, "yaml: ")}
+		return nil, lex.FromYAML(name, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, fail(nil, "", "empty jobs file: expected jobs: followed by a list of jobs")

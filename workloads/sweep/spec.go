@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"simd/configs/lex"
 	"simd/configs/units"
 )
 
@@ -104,23 +105,11 @@ func (s *Spec) Resolve(p string) string {
 	return filepath.Join(s.Dir, p)
 }
 
-// Error is a problem in a spec: the file, line and field.
-type Error struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-}
-
-func (e *Error) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
-}
+// Error is a problem in a spec: the file, line and field (simd's input error, as the other
+// parsers give it).
+type Error = lex.Error
 
 var (
-	yamlLine   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 	confKey    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	genFlagKey = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 )
@@ -142,13 +131,7 @@ func Parse(data []byte, name string) (*Spec, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fail(nil, "", "empty spec: expected workloads, topologies, modes, ...")
 		}
-		msg := err.Error()
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			var line int
-			fmt.Sscan(m[1], &line)
-			return nil, &Error{File: name, Line: line, Msg: m[2]}
-		}
-		return nil, &Error{File: name, Line: 1, Msg: strings.TrimPrefix(msg, "yaml: ")}
+		return nil, lex.FromYAML(name, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, fail(nil, "", "empty spec: expected workloads, topologies, modes, ...")
