@@ -7,7 +7,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"simd/ccl/algo"
 	"simd/ccl/analytical"
+	"simd/netmodel"
 	"simd/topo"
 	"simd/workloads"
 )
@@ -219,4 +221,19 @@ func readTopology(path, flag string) (*topo.Topology, error) {
 		return nil, BadInput(err)
 	}
 	return t, nil
+}
+
+// fabricAndSelector builds the event mode's fabric (the topology's graph and router) and the
+// algorithm selector for the cluster's GPU type; errors are bad input.
+func (cl *Cluster) fabricAndSelector(opt algo.Options) (*netmodel.Fabric, *algo.Selector, error) {
+	fab, err := netmodel.NewFabric(cl.Topology)
+	if err != nil {
+		return nil, nil, BadInputf("%s: %v", cl.Fabric, err)
+	}
+	opt.GPUType = cl.GPUType
+	sel, err := algo.NewSelector(opt)
+	if err != nil {
+		return nil, nil, BadInputf("-algo-policy: %v", err)
+	}
+	return fab, sel, nil
 }

@@ -175,15 +175,9 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 	if cl.Topology.NumGPUs() < s.layout.GPUs {
 		return nil, BadInputf("the workload runs on %d GPUs but the topology (%s) has %d", s.layout.GPUs, cl.Fabric, cl.Topology.NumGPUs())
 	}
-	fab, err := netmodel.NewFabric(cl.Topology)
+	fab, sel, err := cl.fabricAndSelector(opt.Algorithms)
 	if err != nil {
-		return nil, BadInputf("%s: %v", cl.Fabric, err)
-	}
-	aopt := opt.Algorithms
-	aopt.GPUType = cl.GPUType
-	sel, err := algo.NewSelector(aopt)
-	if err != nil {
-		return nil, BadInputf("-algo-policy: %v", err)
+		return nil, err
 	}
 	ccOn := netmodel.CCOn(&s.in.Conf) // errors are reported by newSimulator
 	est, err := s.estimateMemory(sel, cl.Topology.NumLinks(), fab.TotalGPUs(), ccOn, opt.Chunks, opt.QPsPerConnection)

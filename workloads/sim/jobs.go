@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"simd/ccl/algo"
 	"simd/engine"
 	"simd/netmodel"
 	"simd/workloads"
@@ -108,15 +107,9 @@ func RunJobs(ctx context.Context, jobs []Job, opt EventOptions, att Attachments)
 			owner[g] = j.Name
 		}
 	}
-	fab, err := netmodel.NewFabric(cl.Topology)
+	fab, sel, err := cl.fabricAndSelector(opt.Algorithms)
 	if err != nil {
-		return nil, BadInputf("%s: %v", cl.Fabric, err)
-	}
-	aopt := opt.Algorithms
-	aopt.GPUType = cl.GPUType
-	sel, err := algo.NewSelector(aopt)
-	if err != nil {
-		return nil, BadInputf("-algo-policy: %v", err)
+		return nil, err
 	}
 	// Memory: the jobs' plans and flows in flight may all be there at once.
 	ccOn := netmodel.CCOn(&first.in.Conf)

@@ -83,17 +83,11 @@ func RunTrace(ctx context.Context, in TraceInputs, opt EventOptions, att Attachm
 	if cl.Topology == nil {
 		return nil, BadInputf("the event mode needs a topology")
 	}
-	fab, err := netmodel.NewFabric(cl.Topology)
+	fab, sel, err := cl.fabricAndSelector(opt.Algorithms)
 	if err != nil {
-		return nil, BadInputf("%s: %v", cl.Fabric, err)
+		return nil, err
 	}
-	aopt := opt.Algorithms
-	aopt.GPUType = cl.GPUType
-	sel, err := algo.NewSelector(aopt)
-	if err != nil {
-		return nil, BadInputf("-algo-policy: %v", err)
-	}
-	params := algo.Params{Chunks: opt.Chunks, PXN: aopt.PXNVariant}
+	params := algo.Params{Chunks: opt.Chunks, PXN: opt.Algorithms.PXNVariant}
 	est, err := estimateTraceMemory(in.Trace, sel, cl.GPUsPerServer, fab.TotalGPUs(), cl.Topology.NumLinks(), netmodel.CCOn(&in.Conf), params, opt.QPsPerConnection)
 	if err != nil {
 		return nil, BadInput(err)
