@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"bytes"
 	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,3 +45,25 @@ func newTestSimulation(t testing.TB, workload string, gpus int, conf string) *Si
 
 // update rewrites the golden files of the package's tests (go test -update).
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, or writes it there under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
+	}
+}

@@ -14,24 +14,6 @@ import (
 	"simd/engine"
 )
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
-	}
-}
-
 // An AICB-style workload with pp 2, vpp 2 and ga 4 (TP 4, DP 2 on 16 GPUs, 8 per server: one
 // stage per server) runs to completion in the compare mode: every stage sends 3·ga messages
 // of 8 flows, the report's parts add up to the iteration, every stage's do, and EndToEnd.csv

@@ -176,20 +176,7 @@ func TestTraceGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, got := range map[string][]byte{"chakra-allreduce-" + mode + "-summary.json": js, "chakra-llama-" + mode + "-ranks.csv": csv.Bytes()} {
-			path := filepath.Join("testdata", name)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from the golden file (go test -update to accept)", name)
-			}
+			golden(t, name, got)
 		}
 	}
 }
