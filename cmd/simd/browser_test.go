@@ -14,12 +14,20 @@ import (
 	"time"
 )
 
-// chromium is the path of a Chromium browser, "" when none is installed.
-func chromium() string {
+// chromium is the path of a Chromium browser; it skips the test when none is installed or
+// under -short.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
 	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
 		return "/usr/bin/chromium"
 	}
 	p, _ := exec.LookPath("chromium")
+	if p == "" {
+		t.Skip("no chromium installed")
+	}
 	return p
 }
 
@@ -31,13 +39,7 @@ var browserErrors = regexp.MustCompile(`(?i)CONSOLE.*(error|uncaught)|Uncaught|F
 // error, its DOM holds the plots and tables, and its screenshot is an image of more than one
 // colour. Skipped when no Chromium is installed (.ci/run installs it).
 func TestReportInBrowser(t *testing.T) {
-	bin := chromium()
-	if bin == "" {
-		t.Skip("no chromium installed")
-	}
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
+	bin := chromium(t)
 	dir := t.TempDir()
 	if code, _, stderr := runCLI(t, dir, "-o", "out", "-mode", "compare", "-quiet", "-report"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -99,13 +99,7 @@ func TestTraceRefused(t *testing.T) {
 // event has the fields its phase needs. (Perfetto's UI itself is not reachable offline.)
 // Skipped when no Chromium is installed.
 func TestTraceInBrowser(t *testing.T) {
-	bin := chromium()
-	if bin == "" {
-		t.Skip("no chromium installed")
-	}
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
+	bin := chromium(t)
 	dir := t.TempDir()
 	if code, _, errOut := runCLI(t, dir, "-o", "out", "-quiet", "-trace", "t.json"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
