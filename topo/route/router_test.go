@@ -3,6 +3,7 @@ package route
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -625,7 +626,8 @@ func TestRouteMatchesNextHops(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		tops[fmt.Sprint("random ", i)] = randomTopo(rng)
 	}
-	for name, tp := range tops {
+	for _, name := range slices.Sorted(maps.Keys(tops)) { // one order: the shared generator draws the same pairs
+		tp := tops[name]
 		r := mustRouter(t, tp)
 		ng := tp.NumGPUs()
 		for k := 0; k < 300; k++ {
@@ -840,14 +842,35 @@ func TestCandidateMemo(t *testing.T) {
 		}
 		return out, nil
 	}
+	// tally counts the memo entries of the router's current epoch. It runs
+	// before every link change too, since a change starts a new epoch.
 	var runs, arena int
-	for name, tp := range tops {
+	tally := func(r *Router) {
+		for _, p := range r.profs {
+			if p.ep != r.epoch {
+				continue
+			}
+			for _, e := range p.tab {
+				switch {
+				case e == 0:
+				case e&memoArena != 0:
+					arena++
+				default:
+					runs++
+				}
+			}
+		}
+	}
+	// Sorted names: the shared generator must draw the same pairs on every run.
+	for _, name := range slices.Sorted(maps.Keys(tops)) {
+		tp := tops[name]
 		r := mustRouter(t, tp)
 		ng := tp.NumGPUs()
 		var down []topo.Link
 		var buf []int32
 		for k := 0; k < 1500; k++ {
 			if k%100 == 99 && len(tp.Links) > 0 {
+				tally(r)
 				if len(down) > 0 && rng.IntN(2) == 0 {
 					l := down[len(down)-1]
 					down = down[:len(down)-1]
@@ -888,20 +911,7 @@ func TestCandidateMemo(t *testing.T) {
 				}
 			}
 		}
-		for _, p := range r.profs {
-			if p.ep != r.epoch {
-				continue
-			}
-			for _, e := range p.tab {
-				switch {
-				case e == 0:
-				case e&memoArena != 0:
-					arena++
-				default:
-					runs++
-				}
-			}
-		}
+		tally(r)
 	}
 	if runs == 0 || arena == 0 {
 		t.Errorf("remembered %d runs and %d lists in the arena; want both", runs, arena)
