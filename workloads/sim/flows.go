@@ -55,8 +55,9 @@ func RunFlows(ctx context.Context, in FlowInputs, opt EventOptions, att Attachme
 	sim.Observe(lastArrival{&last, &arrived})
 	sim.StartRaw(raw)
 	began := time.Now()
+	flowsDone := newFlowsDone(sim.Progress)
 	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, func() Status {
-		return Status{Events: sched.Processed(), Now: sched.Now(), Done: arrived, Total: len(raw), FlowsDone: sim.Progress(), Started: true}
+		return Status{Events: sched.Processed(), Now: sched.Now(), Done: arrived, Total: len(raw), FlowsDone: flowsDone.value(), Started: true}
 	})
 	sched.Run()
 	stopped := g.finish()

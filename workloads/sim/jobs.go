@@ -157,8 +157,9 @@ func RunJobs(ctx context.Context, jobs []Job, opt EventOptions, att Attachments)
 		runs[i] = jr
 	}
 	began := time.Now()
+	flowsDone := newFlowsDone(sim.Progress)
 	status := func() Status {
-		st := Status{Events: sched.Processed(), Now: sched.Now(), FlowsDone: sim.Progress(), Flows: flows, Started: sim.Flows() > 0}
+		st := Status{Events: sched.Processed(), Now: sched.Now(), FlowsDone: flowsDone.value(), Flows: flows, Started: sim.Flows() > 0}
 		for _, jr := range runs {
 			done, _ := jr.runner.Progress()
 			st.Done += jr.steps*(len(jr.runners)-1) + done

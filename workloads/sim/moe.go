@@ -149,8 +149,9 @@ func RunMoE(ctx context.Context, in MoEInputs, opt EventOptions, att Attachments
 	for _, it := range in.Iterations {
 		layers += len(it.Layers)
 	}
+	flowsDone := newFlowsDone(sim.Progress)
 	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, func() Status {
-		return Status{Events: sched.Processed(), Now: sched.Now(), FlowsDone: sim.Progress(), Started: sim.Flows() > 0}
+		return Status{Events: sched.Processed(), Now: sched.Now(), FlowsDone: flowsDone.value(), Started: sim.Flows() > 0}
 	})
 	defer g.finish()
 layers:

@@ -107,13 +107,14 @@ func RunTrace(ctx context.Context, in TraceInputs, opt EventOptions, att Attachm
 	}
 	began := time.Now()
 	nodes := in.Trace.Nodes()
+	flowsDone := newFlowsDone(sim.Progress)
 	status := func() Status {
 		done := 0
 		for _, r := range ex.Results() {
 			done += r.Nodes
 		}
 		return Status{Events: sched.Processed(), Now: sched.Now(), Done: done, Total: nodes,
-			FlowsDone: sim.Progress(), Started: sim.Flows() > 0}
+			FlowsDone: flowsDone.value(), Started: sim.Flows() > 0}
 	}
 	ex.SetEnded(att.Ended) // the link sampler stops with the trace, not with the monitors
 	ex.Start()
