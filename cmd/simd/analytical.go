@@ -112,21 +112,13 @@ func runAnalytical(s *session) error {
 	if strings.HasSuffix(s.prefix, "/") {
 		base += string(filepath.Separator)
 	}
-	csvPath := base + "EndToEnd.csv"
-	var csv bytes.Buffer
-	if err := rep.WriteCSV(&csv); err != nil {
-		return err
-	}
-	if err := sim.WriteFileAtomic(csvPath, func(f *os.File) error { _, err := f.Write(csv.Bytes()); return err }); err != nil {
-		return err
-	}
-	written := []string{csvPath}
+	chart := ""
 	if o.visual != 0 {
-		chartPath := base + "chart.html"
-		if err := sim.WriteFileAtomic(chartPath, func(f *os.File) error { return rep.Summary.WriteChart(f, rep.FileName, o.lang) }); err != nil {
-			return err
-		}
-		written = append(written, chartPath)
+		chart = o.lang
+	}
+	written, err := sim.WriteAnalytical(rep, base, chart)
+	if err != nil {
+		return err
 	}
 	if tl != nil {
 		if err := tl.Write(o.trace); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,12 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"go.uber.org/zap"
-
 	"simd/ccl/algo"
 	"simd/ccl/nccl"
 	"simd/engine"
-	"simd/netmodel"
 	"simd/workloads/moe"
 	"simd/workloads/sim"
 )
@@ -173,11 +169,8 @@ func (s *session) simulate(ctx context.Context, fs *sim.Files, compare bool) (r 
 		return nil, nil, nil, err
 	}
 	if tl != nil {
-		if r.Stopped != nil {
-			tl.Meta("incomplete", r.Note)
-		}
 		tl.Collectives(0, r.Collectives, r.End)
-		if err := tl.Write(s.o.trace); err != nil {
+		if err := tl.Finish(s.o.trace, r.Note); err != nil {
 			return nil, nil, nil, err
 		}
 		files = append(files, s.o.trace)
@@ -195,29 +188,15 @@ func runEvent(ctx context.Context, s *session) error {
 		return err
 	}
 	rep := r.Report
-	var csv bytes.Buffer
-	if err := rep.WriteCSV(&csv); err != nil {
-		return err
+	chart := ""
+	if s.o.visual != 0 {
+		chart = s.o.lang
 	}
-	path, err := fs.Write("EndToEnd.csv", csv.Bytes())
+	written, err := fs.WriteEvent(r, s.summaryHeader("event"), chart)
 	if err != nil {
 		return err
 	}
-	files = append(files, path)
-	if path, err = s.writeSummary(fs, r, "event"); err != nil {
-		return err
-	}
-	files = append(files, path)
-	if s.o.visual != 0 {
-		var b bytes.Buffer
-		if err := rep.Summary.WriteChart(&b, rep.FileName, s.o.lang); err != nil {
-			return err
-		}
-		if path, err = fs.Write("chart.html", b.Bytes()); err != nil {
-			return err
-		}
-		files = append(files, path)
-	}
+	files = append(files, written...)
 	sm := rep.Summary
 	f0 := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
 	fmt.Fprintf(s.stdout, "simd event: %s, %d layers, %s\n", s.wname, len(s.w.Layers), s.w.Header.Policy)
@@ -238,36 +217,14 @@ func runEvent(ctx context.Context, s *session) error {
 	if r.Stopped != nil {
 		fmt.Fprintf(s.stdout, "  incomplete: %s\n", rep.Incomplete)
 	}
-	logCounters(s.log, r.Sim, r.Events)
+	sim.LogCounters(s.log, r.Sim, r.Events)
 	if r.Stopped != nil {
 		return stopped(r.Stopped, r.End, "the outputs hold what was computed and are marked incomplete")
 	}
 	return s.afterRun(fs.Dir(), fs.Prefix())
 }
 
-// logCounters logs the network model's counters: the solver's at debug level, congestion
-// control's at info level.
-func logCounters(log *zap.Logger, m *netmodel.Simulator, events uint64) {
-	if n := m.Network(); n != nil {
-		st := n.Stats()
-		log.Debug("event run", zap.Uint64("flows", m.Flows()), zap.Uint64("events", events),
-			zap.Uint64("recomputes", st.Recomputes), zap.Uint64("solves", st.Solves), zap.Uint64("rerated", st.Rerated),
-			zap.Uint64("region_flows", st.RegionFlows), zap.Uint64("solved_flows", st.SolvedFlows), zap.Uint64("expansions", st.Expansions))
-	}
-	if n := m.CCNetwork(); n != nil {
-		st := n.Stats()
-		log.Info("congestion control", zap.Uint64("marks", st.Marks), zap.Uint64("cnps", st.CNPs), zap.Uint64("rate_changes", st.RateChanges),
-			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks),
-			zap.Uint64("port_shares", st.Shares), zap.Uint64("demands", st.Demands), zap.Uint64("window_targets", st.WindowTargets),
-			zap.Uint64("events", st.Events))
-	}
-}
-
-// writeSummary writes summary.json.
-func (s *session) writeSummary(fs *sim.Files, r *sim.Result, mode string) (string, error) {
-	data, err := r.SummaryJSON(sim.SummaryHeader{Mode: mode, Workload: s.wname, Topology: s.cl.Fabric, GPUs: s.layout.GPUs})
-	if err != nil {
-		return "", err
-	}
-	return fs.Write("summary.json", data)
+// summaryHeader is what summary.json says of the session's run in mode.
+func (s *session) summaryHeader(mode string) sim.SummaryHeader {
+	return sim.SummaryHeader{Mode: mode, Workload: s.wname, Topology: s.cl.Fabric, GPUs: s.layout.GPUs}
 }

@@ -71,7 +71,7 @@ func runFlowFile(ctx context.Context, o *options, log *zap.Logger, stdout, stder
 	if err != nil {
 		return err
 	}
-	p, err := s.writeSummary(fs, r, "flows")
+	p, err := fs.WriteFlows(r, s.summaryHeader("flows"))
 	if err != nil {
 		return err
 	}

@@ -51,10 +51,7 @@ func (o *moeRunOptions) runEvent(ctx context.Context, cfg *moe.Config, iters []m
 		}
 	}
 	if tl != nil {
-		if res.Stopped != nil {
-			tl.Meta("incomplete", res.Note)
-		}
-		if err := tl.Write(o.trace); err != nil {
+		if err := tl.Finish(o.trace, res.Note); err != nil {
 			return nil, err
 		}
 	}
