@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"simd/ccl/algo"
 	"simd/ccl/nccl"
@@ -27,13 +26,14 @@ func eventOptions(o *options) (sim.EventOptions, error) {
 		return opt, badInputf("-force-algo: %v", err)
 	}
 	opt.Algorithms = algo.Options{Policy: algo.Policy(o.algoPolicy), NVLS: o.nvls, PXN: o.pxn, PXNVariant: nccl.PXNVariant(o.pxnVariant), Force: force}
-	if opt.SendLatency, err = sendLatency(o.sendLatNs); err != nil {
-		return opt, err
+	opt.SendLatency, opt.QPsPerConnection = -1, o.qpsPerConn // -1: SimAI's table, unless AS_SEND_LAT
+	if o.sendLatNs >= 0 {
+		opt.SendLatency = engine.Time(o.sendLatNs) * engine.Nanosecond
 	}
 	if opt.AtArrival, err = completionAtArrival(o.completion); err != nil {
 		return opt, err
 	}
-	if opt.QPsPerConnection, err = qpsPerConnection(o.qpsPerConn); err != nil {
+	if err := opt.SetFromEnv(os.LookupEnv); err != nil {
 		return opt, err
 	}
 	switch o.epDispatch {
@@ -44,50 +44,6 @@ func eventOptions(o *options) (sim.EventOptions, error) {
 		return opt, badInputf("-ep-dispatch %q: expected nccl, deepep or fast", o.epDispatch)
 	}
 	return opt, nil
-}
-
-// sendLatency is -send-lat (ns, negative: not given), else SimAI's AS_SEND_LAT (µs, as SimAI's
-// code reads it), else -1: SimAI's per-algorithm table.
-func sendLatency(ns int64) (engine.Time, error) {
-	if ns >= 0 {
-		return engine.Time(ns) * engine.Nanosecond, nil
-	}
-	if v, ok := os.LookupEnv("AS_SEND_LAT"); ok {
-		us, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || us < 0 {
-			return 0, badInputf("AS_SEND_LAT=%q: expected a whole number of microseconds", v)
-		}
-		return engine.Time(us) * engine.Microsecond, nil
-	}
-	return -1, nil
-}
-
-// maxQPsPerConn is NCCL's bound on NCCL_IB_QPS_PER_CONNECTION (NCCL_IB_MAX_QPS).
-const maxQPsPerConn = 128
-
-// parseQPs reads a QP count as NCCL reads its integer variables (strtoll with base 0: 4, 0x4
-// and 04 are 4), within NCCL's bounds.
-func parseQPs(v string) (int, error) {
-	k, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
-	if err != nil || k < 1 || k > maxQPsPerConn {
-		return 0, fmt.Errorf("expected a whole number of QPs from 1 to %d", maxQPsPerConn)
-	}
-	return int(k), nil
-}
-
-// qpsPerConnection is -qps-per-conn (0: not given), else NCCL_IB_QPS_PER_CONNECTION, else 1.
-func qpsPerConnection(flag int) (int, error) {
-	if flag > 0 {
-		return flag, nil
-	}
-	if v, ok := os.LookupEnv("NCCL_IB_QPS_PER_CONNECTION"); ok {
-		k, err := parseQPs(v)
-		if err != nil {
-			return 0, badInputf("NCCL_IB_QPS_PER_CONNECTION=%q: %v", v, err)
-		}
-		return k, nil
-	}
-	return 1, nil
 }
 
 // completionAtArrival reads -completion: SimAI's "ack" (the default) or "arrival".

@@ -229,7 +229,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"qps-per-conn"}, "N", "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", "NCCL_IB_QPS_PER_CONNECTION, else 1",
 				func(n, u string) {
 					fs.Func(n, u, func(v string) error {
-						k, err := parseQPs(v)
+						k, err := nccl.ParseQPsPerConnection(v)
 						o.qpsPerConn = k
 						return err
 					})
