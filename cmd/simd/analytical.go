@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,7 +11,6 @@ import (
 
 	"simd/ccl"
 	"simd/configs"
-	"simd/configs/lex"
 	"simd/workloads"
 	"simd/workloads/sim"
 )
@@ -48,7 +43,7 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	if o.lang != "en" && o.lang != "ja" {
 		return nil, badInputf("-l %q: expected en or ja", o.lang)
 	}
-	if s.conf, err = loadConf(o.conf, log); err != nil {
+	if s.conf, err = sim.ReadConf(o.conf, "-c", log); err != nil {
 		return nil, err
 	}
 	if s.w, s.wname, err = loadWorkload(o, log, stdout); err != nil {
@@ -59,7 +54,7 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	}
 	var busbw *configs.BusBW // -busbw, nil without
 	if o.busbw != "" {
-		b, err := loadBusBW(o.busbw)
+		b, err := sim.ReadBusBW(o.busbw, "-busbw")
 		if err != nil {
 			return nil, err
 		}
@@ -76,20 +71,6 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	}
 	s.layout = s.sim.Layout()
 	return s, nil
-}
-
-// loadBusBW reads -busbw.
-func loadBusBW(path string) (configs.BusBW, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return configs.BusBW{}, badInputf("-busbw: %v", err)
-	}
-	defer f.Close()
-	b, err := configs.ParseBusBW(f, path)
-	if err != nil {
-		return b, badInput(err)
-	}
-	return b, nil
 }
 
 // fileName is the report's "File name" field: the prefix after its last '/'.
@@ -145,26 +126,6 @@ func overlaps(o *options) (workloads.Overlap, error) {
 	return ov, nil
 }
 
-func logWarnings(log *zap.Logger, warns []*lex.Error) {
-	for _, w := range warns {
-		log.Warn(w.Error())
-	}
-}
-
-// loadConf reads -c, or the shipped SimAI.conf. The analytical mode does not use it, but a
-// broken file is reported now rather than when the event mode needs it.
-func loadConf(path string, log *zap.Logger) (configs.SimAIConf, error) {
-	c, warns, err := configs.ReadSimAIConf(path)
-	logWarnings(log, warns)
-	if err != nil {
-		return c, flagInputError("-c", err)
-	}
-	if path != "" {
-		log.Debug("SimAI.conf read; the analytical mode does not use it", zap.String("file", path))
-	}
-	return c, nil
-}
-
 // loadWorkload reads -w: a file, "example:NAME", or the default example when -w is absent.
 func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Workload, string, error) {
 	name := o.workload
@@ -172,31 +133,7 @@ func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Wor
 		name = configs.ExamplePrefix + defaultExample
 		fmt.Fprintf(stdout, "no -w given: running the shipped example %s\n", defaultExample)
 	}
-	data, name, err := configs.ReadWorkloadText(name)
-	if err != nil {
-		return nil, "", flagInputError("-w", err)
-	}
-	w, warns, err := workloads.ParseWith(bytes.NewReader(data), name, workloads.ParseOptions{AllowShortCount: o.allowShortWorkload})
-	logWarnings(log, warns)
-	if err != nil {
-		return nil, "", badInput(err)
-	}
-	return w, name, nil
-}
-
-// flagInputError is an error reading the file flag names as bad input: "-c: open ...: no such
-// file" for a file that cannot be read, "-w example:X: no such example" for an unknown example,
-// the parser's file:line message otherwise.
-func flagInputError(flag string, err error) error {
-	var pe *fs.PathError
-	var ue configs.UnknownExampleError
-	switch {
-	case errors.As(err, &pe):
-		return badInputf("%s: %v", flag, err)
-	case errors.As(err, &ue):
-		return badInputf("%s %v", flag, err)
-	}
-	return badInput(err)
+	return sim.ReadWorkload(name, "-w", workloads.ParseOptions{AllowShortCount: o.allowShortWorkload}, log)
 }
 
 // clusterRequest is what the command line says about the cluster: -n and the flags given.

@@ -23,7 +23,7 @@ func runFlowFile(ctx context.Context, o *options, log *zap.Logger, stdout, stder
 	if o.topology == "" {
 		return badInputf("-flows needs a topology (-n TOPO): the flow file names its nodes")
 	}
-	conf, err := loadConf(o.conf, log)
+	conf, err := sim.ReadConf(o.conf, "-c", log)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	conf, err := loadConf(o.conf, log)
+	conf, err := sim.ReadConf(o.conf, "-c", log)
 	if err != nil {
 		return err
 	}

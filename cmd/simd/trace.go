@@ -44,7 +44,7 @@ func traceInputs(o *options, log *zap.Logger) (sim.TraceInputs, error) {
 	if err != nil {
 		return in, badInputf("-w: %v", err)
 	}
-	if in.Conf, err = loadConf(o.conf, log); err != nil {
+	if in.Conf, err = sim.ReadConf(o.conf, "-c", log); err != nil {
 		return in, err
 	}
 	req := clusterRequest(o)
