@@ -62,7 +62,7 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	}
 	s.prefix = o.result // -r
 	if !o.set["r"] {
-		s.prefix = workloads.ResultPrefix(s.wname, s.cl.GPUsPerServer, s.cl.NICGBps, float32(o.dpo))
+		s.prefix = workloads.ResultPrefix(s.wname, s.cl.GPUsPerServer, s.cl.NICGBps, o.dpo)
 	}
 	s.sim, err = sim.New(sim.Inputs{Workload: s.w, WorkloadName: s.wname, Cluster: s.cl, Conf: s.conf, ConfPath: o.conf, Log: log},
 		sim.Options{Overlap: ov, BusBW: busbw, FileName: s.fileName()})
@@ -114,7 +114,7 @@ func runAnalytical(s *session) error {
 // overlaps checks the overlap ratios: SimAI documents them as 0 to 1, and outside that range its
 // single-precision scaling produces negative exposed times.
 func overlaps(o *options) (workloads.Overlap, error) {
-	ov := workloads.Overlap{DP: float32(o.dpo), EP: float32(o.epo), TP: float32(o.tpo), PP: float32(o.ppo)}
+	ov := workloads.Overlap{DP: o.dpo, EP: o.epo, TP: o.tpo, PP: o.ppo}
 	for _, r := range []struct {
 		name string
 		v    float32
@@ -149,10 +149,10 @@ func clusterRequest(o *options) sim.ClusterRequest {
 		r.GPUType = &o.gpuType
 	}
 	if o.set["nv"] {
-		r.NVLinkGBps = (*float32)(&o.nvlink)
+		r.NVLinkGBps = &o.nvlink
 	}
 	if o.set["nic"] {
-		r.NICGBps = (*float32)(&o.nic)
+		r.NICGBps = &o.nic
 	}
 	if o.set["nic_t"] {
 		r.NICType = &o.nicType

@@ -26,12 +26,12 @@ type dagOptions struct {
 	// For -algo auto: what the selector looks at.
 	group, gpu, policy, force string
 	nvls, pxn                 bool
-	pxnVariant                pxnVariantFlag
+	pxnVariant                nccl.PXNVariant
 }
 
 // params are the DAG parameters the flags give.
 func (o *dagOptions) params() algo.Params {
-	return algo.Params{Chunks: o.chunks, PXN: nccl.PXNVariant(o.pxnVariant)}
+	return algo.Params{Chunks: o.chunks, PXN: o.pxnVariant}
 }
 
 func dagFlagSet(o *dagOptions) *flag.FlagSet {
@@ -43,7 +43,7 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	fs.StringVar(&o.gpu, "gpu", "H100", "with -algo auto: the GPU `TYPE`")
 	fs.BoolVar(&o.nvls, "nvls", os.Getenv("AS_NVLS_ENABLE") == "1", "with -algo auto: NVLS enabled (default from AS_NVLS_ENABLE=1)")
 	fs.BoolVar(&o.pxn, "pxn", os.Getenv("AS_PXN_ENABLE") == "1", "with -algo auto: PXN enabled (default from AS_PXN_ENABLE=1)")
-	fs.Var(&o.pxnVariant, "pxn-variant", "`VARIANT`: "+pxnVariantUsage+"; applies to -algo pxn and -algo auto")
+	fs.Var(value[nccl.PXNVariant]{&o.pxnVariant, nccl.ParsePXNVariant}, "pxn-variant", "`VARIANT`: "+pxnVariantUsage+"; applies to -algo pxn and -algo auto")
 	fs.StringVar(&o.force, "force", "", "with -algo auto: algorithms forced per group kind, a `LIST` such as TP=nvls,DP=rhd")
 	fs.IntVar(&o.n, "n", 8, "`N` ranks in the group (GPUs 0..N-1)")
 	fs.IntVar(&o.gps, "gps", 8, "`G` GPUs per server")
@@ -139,7 +139,7 @@ func (o *dagOptions) choose(op ccl.Op, req *ccl.Request, w io.Writer) (algo.Name
 		return "", badInputf("-force: %v", err)
 	}
 	sel, err := algo.NewSelector(algo.Options{Policy: algo.Policy(o.policy), GPUType: o.gpu, NVLS: o.nvls, PXN: o.pxn,
-		PXNVariant: nccl.PXNVariant(o.pxnVariant), Force: force})
+		PXNVariant: o.pxnVariant, Force: force})
 	if err != nil {
 		return "", badInputf("-policy: %v", err)
 	}

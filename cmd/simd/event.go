@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"simd/ccl/algo"
-	"simd/ccl/nccl"
 	"simd/engine"
 	"simd/workloads/moe"
 	"simd/workloads/sim"
@@ -20,12 +19,12 @@ import (
 
 // eventOptions are the event run's options from the flags and the environment.
 func eventOptions(o *options) (sim.EventOptions, error) {
-	opt := sim.EventOptions{Chunks: o.chunks, Seed: o.seed, MaxEvents: o.maxEvents, MaxMemory: int64(o.maxMemory), DispatchModel: o.moeModel}
+	opt := sim.EventOptions{Chunks: o.chunks, Seed: o.seed, MaxEvents: o.maxEvents, MaxMemory: o.maxMemory, DispatchModel: o.moeModel}
 	force, err := algo.ParseForce(o.forceAlgo)
 	if err != nil {
 		return opt, badInputf("-force-algo: %v", err)
 	}
-	opt.Algorithms = algo.Options{Policy: algo.Policy(o.algoPolicy), NVLS: o.nvls, PXN: o.pxn, PXNVariant: nccl.PXNVariant(o.pxnVariant), Force: force}
+	opt.Algorithms = algo.Options{Policy: algo.Policy(o.algoPolicy), NVLS: o.nvls, PXN: o.pxn, PXNVariant: o.pxnVariant, Force: force}
 	opt.SendLatency, opt.QPsPerConnection = -1, o.qpsPerConn // -1: SimAI's table, unless AS_SEND_LAT
 	if o.sendLatNs >= 0 {
 		opt.SendLatency = engine.Time(o.sendLatNs) * engine.Nanosecond
