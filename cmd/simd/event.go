@@ -102,7 +102,7 @@ func (s *session) simulate(ctx context.Context, fs *sim.Files, compare bool) (r 
 		// The analytical mode prices the same iteration in milliseconds; its total is the
 		// progress report's yardstick for the time left when the flows are not counted.
 		if rep, err := s.sim.Analytical(); err == nil && rep.Summary.Total > 0 {
-			prog.expect = engine.Time(rep.Summary.Total * float64(engine.Microsecond))
+			prog.eta.Expect = engine.Time(rep.Summary.Total * float64(engine.Microsecond))
 		}
 	}
 	att.Watch = prog.watch()

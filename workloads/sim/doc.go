@@ -40,7 +40,9 @@
 //     of events ordered by (time, sequence). Event builds a scheduler and a
 //     netmodel.Simulator on it, starts the iteration, a workloads.Runner (workloads.Pipeline
 //     when PP > 1: newIteration), and runs the loop; RunJobs starts one per job and
-//     iteration on the same loop. The watcher (watch.go) looks at the loop between events.
+//     iteration on the same loop. The watcher (watch.go) looks at the loop between events;
+//     ETA (eta.go) estimates from what it sees the wall time a run still needs, for the
+//     progress report.
 //   - A collective becomes flows in collectiveNetwork.Start (event.go): the algorithm selector
 //     (ccl/algo) plans one flow DAG per group of the collective's kind (ccl/nccl, ccl/alltoall,
 //     ccl/rhd, ...; DeepEP or FAST dispatches from workloads/moe for EP all-to-alls under
