@@ -10,6 +10,7 @@ import (
 
 	"simd/configs"
 	"simd/configs/lex"
+	"simd/topo"
 	"simd/workloads"
 )
 
@@ -46,6 +47,35 @@ func ReadWorkload(path, flag string, opt workloads.ParseOptions, log *zap.Logger
 		return nil, "", BadInput(err)
 	}
 	return w, name, nil
+}
+
+// ReadTopology reads the SimAI topology file path (topo.Parse); flag names it in messages.
+func ReadTopology(path, flag string) (*topo.Topology, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, BadInputf("%s: %v", flag, err)
+	}
+	defer f.Close()
+	t, err := topo.Parse(f, path)
+	if err != nil {
+		return nil, BadInput(err)
+	}
+	return t, nil
+}
+
+// ReadFlowFile reads an ns-3/HPCC flow file (workloads.ParseFlowFile) at path; flag names it in
+// messages.
+func ReadFlowFile(path, flag string) ([]workloads.TrafficFlow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, BadInputf("%s: %v", flag, err)
+	}
+	defer f.Close()
+	flows, err := workloads.ParseFlowFile(f, path)
+	if err != nil {
+		return nil, BadInput(err)
+	}
+	return flows, nil
 }
 
 // ReadBusBW reads a busbw.yaml of fixed bus bandwidths (configs.ParseBusBW) at path; flag names

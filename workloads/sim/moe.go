@@ -68,7 +68,7 @@ func MoETopology(path string, cfg *moe.Config) (*topo.Topology, error) {
 	var t *topo.Topology
 	if path != "" {
 		var err error
-		if t, err = readTopology(path, "-n"); err != nil {
+		if t, err = ReadTopology(path, "-n"); err != nil {
 			return nil, err
 		}
 	} else {
