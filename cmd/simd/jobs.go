@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -12,7 +11,6 @@ import (
 
 	"simd/engine"
 	"simd/workloads"
-	"simd/workloads/jobs"
 	"simd/workloads/sim"
 )
 
@@ -29,13 +27,9 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	if o.mode == "compare" {
 		return badInputf("-mode compare: not for -jobs (run -mode analytical and the event mode apart)")
 	}
-	data, err := os.ReadFile(o.jobs)
+	f, err := sim.ReadJobs(o.jobs, "-jobs")
 	if err != nil {
-		return badInputf("-jobs: %v", err)
-	}
-	f, err := jobs.Parse(data, o.jobs)
-	if err != nil {
-		return badInput(err)
+		return err
 	}
 	ov, err := overlaps(o)
 	if err != nil {
@@ -163,20 +157,7 @@ func jobsAlone(v string, js []sim.Job) ([]engine.Time, error) {
 		}
 		return out, nil
 	}
-	f, err := os.Open(v)
-	if err != nil {
-		return nil, badInputf("-jobs-alone: %v", err)
-	}
-	defer f.Close()
-	m, err := sim.ReadJobsAlone(f, v)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	alone, err := sim.AloneFrom(m, js, v)
-	if err != nil {
-		return nil, fmt.Errorf("-jobs-alone %w", err)
-	}
-	return alone, nil
+	return sim.ReadAlone(v, "-jobs-alone", js)
 }
 
 // jobsAnalytical prices every job with SimAI's formulas (sim.JobsAnalytical) and writes jobs.csv

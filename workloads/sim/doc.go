@@ -49,15 +49,17 @@
 //     EventOptions.EPDispatch), plans are shared by every collective of the same operation, group
 //     kind and size, and netmodel.Simulator.Run releases each DAG's flows onto the fabric as
 //     their parents arrive; the fluid network (netmodel/fluid, netmodel/ccfluid) moves them.
-//   - A run's input files are read in inputs.go (ReadConf, ReadWorkload, ReadBusBW; the
-//     topology with the cluster, cluster.go), with errors naming the flag that gave them.
+//   - A run's input files are read in inputs.go (ReadConf, ReadWorkload, ReadTopology,
+//     ReadBusBW, ReadFlowFile, ReadJobs and ReadAlone), with errors naming the flag that gave
+//     them.
 //   - Outputs are written in files.go (Files: the streamed logs while a run goes on) and
 //     reports.go (every mode's reports from its result, once it is over: Files.WriteEvent,
 //     WriteComparison, WriteFlows, WriteTrace, WriteAnalytical, WriteJobs and JobsAnalytical,
 //     each file written atomically), with summary.go (summary.json) and jobsreport.go
 //     (jobs.csv); the per-layer reports are built by workloads.EventEndToEnd and
 //     workloads.AnalyticalEndToEnd. RunAlone runs each job of a multi-job run alone for
-//     jobs.csv's alone figures, EstimateMoE (moe.go) is simd moe run's estimate mode.
+//     jobs.csv's alone figures (ReadAlone reads them from an earlier run's instead);
+//     EstimateMoE (moe.go) is simd moe run's estimate mode.
 //   - The subcommands' other logic lives with what it is about: simd dag's study of one
 //     collective in ccl/algo (Study), simd topo's generator and its value readers in topo and
 //     its -info in topo/route, simd sweep's grid in workloads/sweep, and the folder readers of

@@ -10,8 +10,10 @@ import (
 
 	"simd/configs"
 	"simd/configs/lex"
+	"simd/engine"
 	"simd/topo"
 	"simd/workloads"
+	"simd/workloads/jobs"
 )
 
 // Reading a run's input files. Each reader's errors are input errors; an error reading the file
@@ -76,6 +78,43 @@ func ReadFlowFile(path, flag string) ([]workloads.TrafficFlow, error) {
 		return nil, BadInput(err)
 	}
 	return flows, nil
+}
+
+// ReadJobs reads a jobs file (jobs.Parse) at path; flag names it in messages.
+func ReadJobs(path, flag string) (*jobs.File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, BadInputf("%s: %v", flag, err)
+	}
+	f, err := jobs.Parse(data, path)
+	if err != nil {
+		return nil, BadInput(err)
+	}
+	return f, nil
+}
+
+// ReadAlone reads the alone figures of an earlier multi-job run from its jobs.csv at path
+// (ReadJobsAlone) and gives them to jobs by name, for JobRows; flag names path in messages, and
+// a job the file has no figure for is an error.
+func ReadAlone(path, flag string, jobs []Job) ([]engine.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, BadInputf("%s: %v", flag, err)
+	}
+	defer f.Close()
+	us, err := ReadJobsAlone(f, path)
+	if err != nil {
+		return nil, BadInput(err)
+	}
+	out := make([]engine.Time, len(jobs))
+	for i, j := range jobs {
+		v, ok := us[j.Name]
+		if !ok {
+			return nil, BadInputf("%s %s: no alone time for job %s", flag, path, j.Name)
+		}
+		out[i] = engine.Time(v * float64(engine.Microsecond))
+	}
+	return out, nil
 }
 
 // ReadBusBW reads a busbw.yaml of fixed bus bandwidths (configs.ParseBusBW) at path; flag names

@@ -217,20 +217,6 @@ func RunAlone(ctx context.Context, jobs []Job, opt EventOptions) (alone []engine
 	return alone, nil, nil
 }
 
-// AloneFrom matches the alone figures of an earlier run's jobs.csv (ReadJobsAlone, read from
-// name) to jobs by name; a job without one is an error.
-func AloneFrom(us map[string]float64, jobs []Job, name string) ([]engine.Time, error) {
-	out := make([]engine.Time, len(jobs))
-	for i, j := range jobs {
-		v, ok := us[j.Name]
-		if !ok {
-			return nil, BadInputf("%s: no alone time for job %s", name, j.Name)
-		}
-		out[i] = engine.Time(v * float64(engine.Microsecond))
-	}
-	return out, nil
-}
-
 // LogCounters logs the network model's counters after a run of events events: the solver's at
 // debug level, congestion control's at info level.
 func LogCounters(log *zap.Logger, m *netmodel.Simulator, events uint64) {
