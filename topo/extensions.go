@@ -1,5 +1,11 @@
 package topo
 
+import (
+	"errors"
+	"strconv"
+	"strings"
+)
+
 // AutoPods, as Extensions.Pods, asks for as many pods as the GPUs need (-pods auto).
 const AutoPods = -1
 
@@ -64,4 +70,27 @@ type Extensions struct {
 	CoreRate         string  // -pcbw: PSW–core rate; "" = the ASW–PSW rate
 	Oversubscription float64 // -os: R as above; 0 or 1 = as SimAI
 	Mesh             bool    // --mesh: GPUs of a server fully meshed, no NVSwitch
+}
+
+// ParsePods reads a pod count as -pods gives it: a whole number of at least 1, or auto
+// (AutoPods).
+func ParsePods(s string) (int, error) {
+	if s == "auto" {
+		return AutoPods, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, errors.New("expected a number of pods of at least 1, or auto")
+	}
+	return n, nil
+}
+
+// ParseOversubscription reads an oversubscription ratio as -os gives it: a number above 0 (and
+// not absurdly large), such as 1, 2 or 1.5.
+func ParseOversubscription(s string) (float64, error) {
+	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !(r > 0) || r > 1e9 {
+		return 0, errors.New("expected a ratio above 0, such as 1, 2 or 1.5")
+	}
+	return r, nil
 }

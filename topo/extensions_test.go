@@ -600,3 +600,27 @@ func benchMultiPod(b *testing.B, gpus int) {
 		}
 	}
 }
+
+// TestParseExtensionValues checks the readers of -pods and -os.
+func TestParseExtensionValues(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    int
+		wantErr bool
+	}{{"auto", AutoPods, false}, {"4", 4, false}, {" 2 ", 2, false}, {"0", 0, true}, {"x", 0, true}} {
+		got, err := ParsePods(tc.in)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("ParsePods(%q) = %d, %v", tc.in, got, err)
+		}
+	}
+	for _, tc := range []struct {
+		in      string
+		want    float64
+		wantErr bool
+	}{{"1", 1, false}, {"1.5", 1.5, false}, {"0", 0, true}, {"-2", 0, true}, {"NaN", 0, true}, {"1e10", 0, true}} {
+		got, err := ParseOversubscription(tc.in)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("ParseOversubscription(%q) = %g, %v", tc.in, got, err)
+		}
+	}
+}

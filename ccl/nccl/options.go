@@ -2,6 +2,7 @@ package nccl
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"simd/ccl"
@@ -162,4 +163,17 @@ func Generate(a Algorithm, req ccl.Request, opt Options) (ccl.DAG, error) {
 		return NVLSTree(req, opt)
 	}
 	return nil, fmt.Errorf("no flow DAG for algorithm %s", a)
+}
+
+// MaxQPsPerConnection is NCCL's bound on NCCL_IB_QPS_PER_CONNECTION (NCCL_IB_MAX_QPS).
+const MaxQPsPerConnection = 128
+
+// ParseQPsPerConnection reads a count of QPs per connection as NCCL reads its integer variables
+// (strtoll with base 0: 4, 0x4 and 04 are 4), within NCCL's bounds, 1 to MaxQPsPerConnection.
+func ParseQPsPerConnection(v string) (int, error) {
+	k, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
+	if err != nil || k < 1 || k > MaxQPsPerConnection {
+		return 0, fmt.Errorf("expected a whole number of QPs from 1 to %d", MaxQPsPerConnection)
+	}
+	return int(k), nil
 }

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,7 +11,6 @@ import (
 
 	"simd/ccl"
 	"simd/configs"
-	"simd/configs/lex"
 	"simd/workloads"
 	"simd/workloads/sim"
 )
@@ -48,7 +43,7 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	if o.lang != "en" && o.lang != "ja" {
 		return nil, badInputf("-l %q: expected en or ja", o.lang)
 	}
-	if s.conf, err = loadConf(o.conf, log); err != nil {
+	if s.conf, err = sim.ReadConf(o.conf, "-c", log); err != nil {
 		return nil, err
 	}
 	if s.w, s.wname, err = loadWorkload(o, log, stdout); err != nil {
@@ -59,7 +54,7 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	}
 	var busbw *configs.BusBW // -busbw, nil without
 	if o.busbw != "" {
-		b, err := loadBusBW(o.busbw)
+		b, err := sim.ReadBusBW(o.busbw, "-busbw")
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +62,7 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	}
 	s.prefix = o.result // -r
 	if !o.set["r"] {
-		s.prefix = workloads.ResultPrefix(s.wname, s.cl.GPUsPerServer, s.cl.NICGBps, float32(o.dpo))
+		s.prefix = workloads.ResultPrefix(s.wname, s.cl.GPUsPerServer, s.cl.NICGBps, o.dpo)
 	}
 	s.sim, err = sim.New(sim.Inputs{Workload: s.w, WorkloadName: s.wname, Cluster: s.cl, Conf: s.conf, ConfPath: o.conf, Log: log},
 		sim.Options{Overlap: ov, BusBW: busbw, FileName: s.fileName()})
@@ -76,20 +71,6 @@ func newSession(o *options, log *zap.Logger, stdout io.Writer) (*session, error)
 	}
 	s.layout = s.sim.Layout()
 	return s, nil
-}
-
-// loadBusBW reads -busbw.
-func loadBusBW(path string) (configs.BusBW, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return configs.BusBW{}, badInputf("-busbw: %v", err)
-	}
-	defer f.Close()
-	b, err := configs.ParseBusBW(f, path)
-	if err != nil {
-		return b, badInput(err)
-	}
-	return b, nil
 }
 
 // fileName is the report's "File name" field: the prefix after its last '/'.
@@ -112,21 +93,13 @@ func runAnalytical(s *session) error {
 	if strings.HasSuffix(s.prefix, "/") {
 		base += string(filepath.Separator)
 	}
-	csvPath := base + "EndToEnd.csv"
-	var csv bytes.Buffer
-	if err := rep.WriteCSV(&csv); err != nil {
-		return err
-	}
-	if err := sim.WriteFileAtomic(csvPath, func(f *os.File) error { _, err := f.Write(csv.Bytes()); return err }); err != nil {
-		return err
-	}
-	written := []string{csvPath}
+	chart := ""
 	if o.visual != 0 {
-		chartPath := base + "chart.html"
-		if err := sim.WriteFileAtomic(chartPath, func(f *os.File) error { return rep.Summary.WriteChart(f, rep.FileName, o.lang) }); err != nil {
-			return err
-		}
-		written = append(written, chartPath)
+		chart = o.lang
+	}
+	written, err := sim.WriteAnalytical(rep, base, chart)
+	if err != nil {
+		return err
 	}
 	if tl != nil {
 		if err := tl.Write(o.trace); err != nil {
@@ -141,7 +114,7 @@ func runAnalytical(s *session) error {
 // overlaps checks the overlap ratios: SimAI documents them as 0 to 1, and outside that range its
 // single-precision scaling produces negative exposed times.
 func overlaps(o *options) (workloads.Overlap, error) {
-	ov := workloads.Overlap{DP: float32(o.dpo), EP: float32(o.epo), TP: float32(o.tpo), PP: float32(o.ppo)}
+	ov := workloads.Overlap{DP: o.dpo, EP: o.epo, TP: o.tpo, PP: o.ppo}
 	for _, r := range []struct {
 		name string
 		v    float32
@@ -153,26 +126,6 @@ func overlaps(o *options) (workloads.Overlap, error) {
 	return ov, nil
 }
 
-func logWarnings(log *zap.Logger, warns []*lex.Error) {
-	for _, w := range warns {
-		log.Warn(w.Error())
-	}
-}
-
-// loadConf reads -c, or the shipped SimAI.conf. The analytical mode does not use it, but a
-// broken file is reported now rather than when the event mode needs it.
-func loadConf(path string, log *zap.Logger) (configs.SimAIConf, error) {
-	c, warns, err := configs.ReadSimAIConf(path)
-	logWarnings(log, warns)
-	if err != nil {
-		return c, flagInputError("-c", err)
-	}
-	if path != "" {
-		log.Debug("SimAI.conf read; the analytical mode does not use it", zap.String("file", path))
-	}
-	return c, nil
-}
-
 // loadWorkload reads -w: a file, "example:NAME", or the default example when -w is absent.
 func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Workload, string, error) {
 	name := o.workload
@@ -180,31 +133,7 @@ func loadWorkload(o *options, log *zap.Logger, stdout io.Writer) (*workloads.Wor
 		name = configs.ExamplePrefix + defaultExample
 		fmt.Fprintf(stdout, "no -w given: running the shipped example %s\n", defaultExample)
 	}
-	data, name, err := configs.ReadWorkloadText(name)
-	if err != nil {
-		return nil, "", flagInputError("-w", err)
-	}
-	w, warns, err := workloads.ParseWith(bytes.NewReader(data), name, workloads.ParseOptions{AllowShortCount: o.allowShortWorkload})
-	logWarnings(log, warns)
-	if err != nil {
-		return nil, "", badInput(err)
-	}
-	return w, name, nil
-}
-
-// flagInputError is an error reading the file flag names as bad input: "-c: open ...: no such
-// file" for a file that cannot be read, "-w example:X: no such example" for an unknown example,
-// the parser's file:line message otherwise.
-func flagInputError(flag string, err error) error {
-	var pe *fs.PathError
-	var ue configs.UnknownExampleError
-	switch {
-	case errors.As(err, &pe):
-		return badInputf("%s: %v", flag, err)
-	case errors.As(err, &ue):
-		return badInputf("%s %v", flag, err)
-	}
-	return badInput(err)
+	return sim.ReadWorkload(name, "-w", workloads.ParseOptions{AllowShortCount: o.allowShortWorkload}, log)
 }
 
 // clusterRequest is what the command line says about the cluster: -n and the flags given.
@@ -220,10 +149,10 @@ func clusterRequest(o *options) sim.ClusterRequest {
 		r.GPUType = &o.gpuType
 	}
 	if o.set["nv"] {
-		r.NVLinkGBps = (*float32)(&o.nvlink)
+		r.NVLinkGBps = &o.nvlink
 	}
 	if o.set["nic"] {
-		r.NICGBps = (*float32)(&o.nic)
+		r.NICGBps = &o.nic
 	}
 	if o.set["nic_t"] {
 		r.NICType = &o.nicType

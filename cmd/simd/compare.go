@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -24,31 +23,12 @@ func runCompare(ctx context.Context, s *session) error {
 	if err != nil {
 		return err
 	}
-	arep, erep := c.Analytical, r.Report
-	for _, f := range []struct {
-		name string
-		data func(io.Writer) error
-	}{
-		{"compare.csv", func(w io.Writer) error { c.WriteCSV(w); return nil }},
-		{"EndToEnd.csv", erep.WriteCSV},
-		{"analytical-EndToEnd.csv", arep.WriteCSV},
-	} {
-		var b bytes.Buffer
-		if err := f.data(&b); err != nil {
-			return err
-		}
-		p, err := fs.Write(f.name, b.Bytes())
-		if err != nil {
-			return err
-		}
-		files = append(files, p)
-	}
-	p, err := s.writeSummary(fs, r, "event")
+	written, err := fs.WriteComparison(c, s.summaryHeader("event"))
 	if err != nil {
 		return err
 	}
-	files = append(files, p)
-	printCompare(s.stdout, s, arep, erep, c.Rows)
+	files = append(files, written...)
+	printCompare(s.stdout, s, c.Analytical, r.Report, c.Rows)
 	for _, p := range files {
 		fmt.Fprintf(s.stdout, "results: %s\n", p)
 	}

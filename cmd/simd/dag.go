@@ -26,12 +26,12 @@ type dagOptions struct {
 	// For -algo auto: what the selector looks at.
 	group, gpu, policy, force string
 	nvls, pxn                 bool
-	pxnVariant                pxnVariantFlag
+	pxnVariant                nccl.PXNVariant
 }
 
 // params are the DAG parameters the flags give.
 func (o *dagOptions) params() algo.Params {
-	return algo.Params{Chunks: o.chunks, PXN: nccl.PXNVariant(o.pxnVariant)}
+	return algo.Params{Chunks: o.chunks, PXN: o.pxnVariant}
 }
 
 func dagFlagSet(o *dagOptions) *flag.FlagSet {
@@ -43,7 +43,7 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	fs.StringVar(&o.gpu, "gpu", "H100", "with -algo auto: the GPU `TYPE`")
 	fs.BoolVar(&o.nvls, "nvls", os.Getenv("AS_NVLS_ENABLE") == "1", "with -algo auto: NVLS enabled (default from AS_NVLS_ENABLE=1)")
 	fs.BoolVar(&o.pxn, "pxn", os.Getenv("AS_PXN_ENABLE") == "1", "with -algo auto: PXN enabled (default from AS_PXN_ENABLE=1)")
-	fs.Var(&o.pxnVariant, "pxn-variant", "`VARIANT`: "+pxnVariantUsage+"; applies to -algo pxn and -algo auto")
+	fs.Var(value[nccl.PXNVariant]{&o.pxnVariant, nccl.ParsePXNVariant}, "pxn-variant", "`VARIANT`: "+pxnVariantUsage+"; applies to -algo pxn and -algo auto")
 	fs.StringVar(&o.force, "force", "", "with -algo auto: algorithms forced per group kind, a `LIST` such as TP=nvls,DP=rhd")
 	fs.IntVar(&o.n, "n", 8, "`N` ranks in the group (GPUs 0..N-1)")
 	fs.IntVar(&o.gps, "gps", 8, "`G` GPUs per server")
@@ -96,54 +96,28 @@ func (o *dagOptions) run(w io.Writer) error {
 	case o.fabric != "switch" && o.fabric != "mesh":
 		return badInputf("-fabric %q: expected switch or mesh", o.fabric)
 	}
-	req := ccl.Request{Op: op, GPUsPerServer: o.gps, TotalGPUs: ((o.n + o.gps - 1) / o.gps) * o.gps, Bytes: bytes}
-	for i := range o.n {
-		req.Ranks = append(req.Ranks, int32(i))
-	}
+	req := algo.GroupRequest(op, o.n, o.gps, bytes)
 	a, err := o.choose(op, &req, w)
 	if err != nil {
 		return err
 	}
-	d, err := algo.Generate(a, req, o.params())
+	st, err := algo.NewStudy(a, req, o.params())
 	if err != nil {
-		return badInputf("%s %s on %d ranks: %v", a, op, o.n, err)
+		return badInput(err)
 	}
-	servers := req.Servers()
-	fmt.Fprintf(w, "%s %s on %d ranks (%d servers of up to %d GPUs), %d bytes\n", op, a, o.n, servers, o.gps, bytes)
-	st, err := ccl.StatsOf(d)
-	if err != nil {
+	if err := st.WriteText(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "flows: %d, bytes sent: %d, critical path: %d flows\n", st.Flows, st.Bytes, st.CriticalPath)
-	fabric := algo.Switch
-	if o.fabric == "mesh" {
-		fabric = algo.FullMesh
-	}
-	costs := ccl.LinkCosts{
-		Intra: ccl.AlphaBeta{Alpha: o.alpha * 1e-6, Beta: 1 / (o.nvbw * 1e9)},
-		Inter: ccl.AlphaBeta{Alpha: o.alpha * 1e-6, Beta: 1 / (o.bw * 1e9)},
-	}
-	if o.n%servers == 0 && o.n/servers <= o.gps {
-		if t, err := algo.Time(a, op, o.n, o.n/servers, bytes, o.params(), fabric, costs); err == nil {
-			fmt.Fprintf(w, "closed form: %.3f us (NVLink %g GB/s, network %g GB/s, %g us per message, %s); algbw %.2f GB/s, busbw %.2f GB/s\n",
-				t*1e6, o.nvbw, o.bw, o.alpha, o.fabric, float64(bytes)/t/1e9, float64(bytes)/t/1e9*ccl.BusFactor(op, o.n))
-		} else {
-			fmt.Fprintf(w, "closed form: %v\n", err)
-		}
+	if err := st.WriteTime(w, algo.Machine{NVLinkGBps: o.nvbw, NetworkGBps: o.bw, AlphaUs: o.alpha, Mesh: o.fabric == "mesh"}); err != nil {
+		return err
 	}
 	if o.check {
-		opt := algo.CheckOptions(a, op, o.params())
-		if err := ccl.CheckWith(d, opt); err != nil {
-			return fmt.Errorf("check failed: %w", err)
-		}
-		if opt.AllowRedundant {
-			fmt.Fprintln(w, "check: ok (every rank ends with what the collective promises; no flow is sent before its parents arrive; no byte is invented or lost; as in SimCCL, some finished chunks are sent to ranks that already hold them)")
-		} else {
-			fmt.Fprintln(w, "check: ok (every rank ends with what the collective promises; no flow is sent before its parents arrive; no byte is invented, lost or sent twice)")
+		if err := st.Check(w); err != nil {
+			return err
 		}
 	}
 	if o.out != "" {
-		if err := sim.WriteFileAtomic(o.out, func(f *os.File) error { return ccl.WriteCSV(f, d) }); err != nil {
+		if err := sim.WriteFileAtomic(o.out, func(f *os.File) error { return ccl.WriteCSV(f, st.DAG) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "flows written to %s\n", o.out)
@@ -165,7 +139,7 @@ func (o *dagOptions) choose(op ccl.Op, req *ccl.Request, w io.Writer) (algo.Name
 		return "", badInputf("-force: %v", err)
 	}
 	sel, err := algo.NewSelector(algo.Options{Policy: algo.Policy(o.policy), GPUType: o.gpu, NVLS: o.nvls, PXN: o.pxn,
-		PXNVariant: nccl.PXNVariant(o.pxnVariant), Force: force})
+		PXNVariant: o.pxnVariant, Force: force})
 	if err != nil {
 		return "", badInputf("-policy: %v", err)
 	}

@@ -1,21 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
-
-	"go.uber.org/zap"
 
 	"simd/ccl/algo"
-	"simd/ccl/nccl"
 	"simd/engine"
-	"simd/netmodel"
 	"simd/workloads/moe"
 	"simd/workloads/sim"
 )
@@ -25,19 +19,20 @@ import (
 
 // eventOptions are the event run's options from the flags and the environment.
 func eventOptions(o *options) (sim.EventOptions, error) {
-	opt := sim.EventOptions{Chunks: o.chunks, Seed: o.seed, MaxEvents: o.maxEvents, MaxMemory: int64(o.maxMemory), DispatchModel: o.moeModel}
+	opt := sim.EventOptions{Chunks: o.chunks, Seed: o.seed, MaxEvents: o.maxEvents, MaxMemory: o.maxMemory, DispatchModel: o.moeModel}
 	force, err := algo.ParseForce(o.forceAlgo)
 	if err != nil {
 		return opt, badInputf("-force-algo: %v", err)
 	}
-	opt.Algorithms = algo.Options{Policy: algo.Policy(o.algoPolicy), NVLS: o.nvls, PXN: o.pxn, PXNVariant: nccl.PXNVariant(o.pxnVariant), Force: force}
-	if opt.SendLatency, err = sendLatency(o.sendLatNs); err != nil {
-		return opt, err
+	opt.Algorithms = algo.Options{Policy: algo.Policy(o.algoPolicy), NVLS: o.nvls, PXN: o.pxn, PXNVariant: o.pxnVariant, Force: force}
+	opt.SendLatency, opt.QPsPerConnection = -1, o.qpsPerConn // -1: SimAI's table, unless AS_SEND_LAT
+	if o.sendLatNs >= 0 {
+		opt.SendLatency = engine.Time(o.sendLatNs) * engine.Nanosecond
 	}
 	if opt.AtArrival, err = completionAtArrival(o.completion); err != nil {
 		return opt, err
 	}
-	if opt.QPsPerConnection, err = qpsPerConnection(o.qpsPerConn); err != nil {
+	if err := opt.SetFromEnv(os.LookupEnv); err != nil {
 		return opt, err
 	}
 	switch o.epDispatch {
@@ -48,50 +43,6 @@ func eventOptions(o *options) (sim.EventOptions, error) {
 		return opt, badInputf("-ep-dispatch %q: expected nccl, deepep or fast", o.epDispatch)
 	}
 	return opt, nil
-}
-
-// sendLatency is -send-lat (ns, negative: not given), else SimAI's AS_SEND_LAT (µs, as SimAI's
-// code reads it), else -1: SimAI's per-algorithm table.
-func sendLatency(ns int64) (engine.Time, error) {
-	if ns >= 0 {
-		return engine.Time(ns) * engine.Nanosecond, nil
-	}
-	if v, ok := os.LookupEnv("AS_SEND_LAT"); ok {
-		us, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || us < 0 {
-			return 0, badInputf("AS_SEND_LAT=%q: expected a whole number of microseconds", v)
-		}
-		return engine.Time(us) * engine.Microsecond, nil
-	}
-	return -1, nil
-}
-
-// maxQPsPerConn is NCCL's bound on NCCL_IB_QPS_PER_CONNECTION (NCCL_IB_MAX_QPS).
-const maxQPsPerConn = 128
-
-// parseQPs reads a QP count as NCCL reads its integer variables (strtoll with base 0: 4, 0x4
-// and 04 are 4), within NCCL's bounds.
-func parseQPs(v string) (int, error) {
-	k, err := strconv.ParseInt(strings.TrimSpace(v), 0, 64)
-	if err != nil || k < 1 || k > maxQPsPerConn {
-		return 0, fmt.Errorf("expected a whole number of QPs from 1 to %d", maxQPsPerConn)
-	}
-	return int(k), nil
-}
-
-// qpsPerConnection is -qps-per-conn (0: not given), else NCCL_IB_QPS_PER_CONNECTION, else 1.
-func qpsPerConnection(flag int) (int, error) {
-	if flag > 0 {
-		return flag, nil
-	}
-	if v, ok := os.LookupEnv("NCCL_IB_QPS_PER_CONNECTION"); ok {
-		k, err := parseQPs(v)
-		if err != nil {
-			return 0, badInputf("NCCL_IB_QPS_PER_CONNECTION=%q: %v", v, err)
-		}
-		return k, nil
-	}
-	return 1, nil
 }
 
 // completionAtArrival reads -completion: SimAI's "ack" (the default) or "arrival".
@@ -151,7 +102,7 @@ func (s *session) simulate(ctx context.Context, fs *sim.Files, compare bool) (r 
 		// The analytical mode prices the same iteration in milliseconds; its total is the
 		// progress report's yardstick for the time left when the flows are not counted.
 		if rep, err := s.sim.Analytical(); err == nil && rep.Summary.Total > 0 {
-			prog.expect = engine.Time(rep.Summary.Total * float64(engine.Microsecond))
+			prog.eta.Expect = engine.Time(rep.Summary.Total * float64(engine.Microsecond))
 		}
 	}
 	att.Watch = prog.watch()
@@ -173,11 +124,8 @@ func (s *session) simulate(ctx context.Context, fs *sim.Files, compare bool) (r 
 		return nil, nil, nil, err
 	}
 	if tl != nil {
-		if r.Stopped != nil {
-			tl.Meta("incomplete", r.Note)
-		}
 		tl.Collectives(0, r.Collectives, r.End)
-		if err := tl.Write(s.o.trace); err != nil {
+		if err := tl.Finish(s.o.trace, r.Note); err != nil {
 			return nil, nil, nil, err
 		}
 		files = append(files, s.o.trace)
@@ -195,29 +143,15 @@ func runEvent(ctx context.Context, s *session) error {
 		return err
 	}
 	rep := r.Report
-	var csv bytes.Buffer
-	if err := rep.WriteCSV(&csv); err != nil {
-		return err
+	chart := ""
+	if s.o.visual != 0 {
+		chart = s.o.lang
 	}
-	path, err := fs.Write("EndToEnd.csv", csv.Bytes())
+	written, err := fs.WriteEvent(r, s.summaryHeader("event"), chart)
 	if err != nil {
 		return err
 	}
-	files = append(files, path)
-	if path, err = s.writeSummary(fs, r, "event"); err != nil {
-		return err
-	}
-	files = append(files, path)
-	if s.o.visual != 0 {
-		var b bytes.Buffer
-		if err := rep.Summary.WriteChart(&b, rep.FileName, s.o.lang); err != nil {
-			return err
-		}
-		if path, err = fs.Write("chart.html", b.Bytes()); err != nil {
-			return err
-		}
-		files = append(files, path)
-	}
+	files = append(files, written...)
 	sm := rep.Summary
 	f0 := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
 	fmt.Fprintf(s.stdout, "simd event: %s, %d layers, %s\n", s.wname, len(s.w.Layers), s.w.Header.Policy)
@@ -238,36 +172,14 @@ func runEvent(ctx context.Context, s *session) error {
 	if r.Stopped != nil {
 		fmt.Fprintf(s.stdout, "  incomplete: %s\n", rep.Incomplete)
 	}
-	logCounters(s.log, r.Sim, r.Events)
+	sim.LogCounters(s.log, r.Sim, r.Events)
 	if r.Stopped != nil {
 		return stopped(r.Stopped, r.End, "the outputs hold what was computed and are marked incomplete")
 	}
 	return s.afterRun(fs.Dir(), fs.Prefix())
 }
 
-// logCounters logs the network model's counters: the solver's at debug level, congestion
-// control's at info level.
-func logCounters(log *zap.Logger, m *netmodel.Simulator, events uint64) {
-	if n := m.Network(); n != nil {
-		st := n.Stats()
-		log.Debug("event run", zap.Uint64("flows", m.Flows()), zap.Uint64("events", events),
-			zap.Uint64("recomputes", st.Recomputes), zap.Uint64("solves", st.Solves), zap.Uint64("rerated", st.Rerated),
-			zap.Uint64("region_flows", st.RegionFlows), zap.Uint64("solved_flows", st.SolvedFlows), zap.Uint64("expansions", st.Expansions))
-	}
-	if n := m.CCNetwork(); n != nil {
-		st := n.Stats()
-		log.Info("congestion control", zap.Uint64("marks", st.Marks), zap.Uint64("cnps", st.CNPs), zap.Uint64("rate_changes", st.RateChanges),
-			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks),
-			zap.Uint64("port_shares", st.Shares), zap.Uint64("demands", st.Demands), zap.Uint64("window_targets", st.WindowTargets),
-			zap.Uint64("events", st.Events))
-	}
-}
-
-// writeSummary writes summary.json.
-func (s *session) writeSummary(fs *sim.Files, r *sim.Result, mode string) (string, error) {
-	data, err := r.SummaryJSON(sim.SummaryHeader{Mode: mode, Workload: s.wname, Topology: s.cl.Fabric, GPUs: s.layout.GPUs})
-	if err != nil {
-		return "", err
-	}
-	return fs.Write("summary.json", data)
+// summaryHeader is what summary.json says of the session's run in mode.
+func (s *session) summaryHeader(mode string) sim.SummaryHeader {
+	return sim.SummaryHeader{Mode: mode, Workload: s.wname, Topology: s.cl.Fabric, GPUs: s.layout.GPUs}
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -22,9 +21,9 @@ type options struct {
 	outDir, result, resultFolder   string
 	gpus                           firstInt
 	gpusPerServer, nicsPerServer   int
-	nvlink, nic                    float32Flag
+	nvlink, nic                    float32
 	nicType, gpuType               string
-	dpo, epo, tpo, ppo             float32Flag
+	dpo, epo, tpo, ppo             float32
 	visual                         int
 	lang                           string
 	busbw                          string
@@ -38,7 +37,7 @@ type options struct {
 	jobs          string // -jobs FILE
 	jobsAlone     string // -jobs-alone run|none|FILE
 	nvls, pxn     bool
-	pxnVariant    pxnVariantFlag
+	pxnVariant    nccl.PXNVariant
 	algoPolicy    string
 	forceAlgo     string
 	sendLatNs     int64
@@ -57,41 +56,15 @@ type options struct {
 	qpsPerConn    int // 0: not given (NCCL_IB_QPS_PER_CONNECTION, else 1)
 	// Limits (guard.go, memory.go).
 	limits
-	maxMemory bytesFlag
+	maxMemory int64 // 0: unset
 	// Profiling.
 	cpuProfile, memProfile string
 
 	set map[string]bool // canonical names of the flags given explicitly
 }
 
-// pxnVariantFlag is -pxn-variant: simccl (the default) or nccl.
-type pxnVariantFlag nccl.PXNVariant
-
-func (f *pxnVariantFlag) String() string { return nccl.PXNVariant(*f).String() }
-func (f *pxnVariantFlag) Set(s string) error {
-	v, err := nccl.ParsePXNVariant(s)
-	if err != nil {
-		return err
-	}
-	*f = pxnVariantFlag(v)
-	return nil
-}
-
 // pxnVariantUsage is -pxn-variant's help, shared by simd and simd dag.
 const pxnVariantUsage = "how PXN decomposes collectives: simccl (SimAI v1.6's SimCCL, flow for flow: every server-crossing step of an all-reduce or reduce-scatter relayed through NVLink, also chunks the receivers already hold; all-gather and all-to-all without PXN) or nccl (NCCL-like: no rank sent what it holds; all-gather and all-to-all pairs relayed too)"
-
-// bytesFlag is a byte count flag ("16GiB", "512M", "4096"); 0 means unset.
-type bytesFlag int64
-
-func (f *bytesFlag) String() string { return strconv.FormatInt(int64(*f), 10) }
-func (f *bytesFlag) Set(s string) error {
-	v, err := units.ParseBytes(s)
-	if err != nil {
-		return err
-	}
-	*f = bytesFlag(v)
-	return nil
-}
 
 // firstInt is an int flag that may be repeated; the first value wins, as in SimAI_analytical's -g.
 type firstInt struct {
@@ -108,20 +81,6 @@ func (f *firstInt) Set(s string) error {
 	if !f.set {
 		f.v, f.set = v, true
 	}
-	return nil
-}
-
-// float32Flag parses straight to single precision, as SimAI's stof does; parsing to double
-// first and rounding again can differ in the last bit.
-type float32Flag float32
-
-func (f *float32Flag) String() string { return strconv.FormatFloat(float64(*f), 'g', -1, 32) }
-func (f *float32Flag) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 32)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return errors.New("expected a finite number")
-	}
-	*f = float32Flag(v)
 	return nil
 }
 
@@ -190,8 +149,8 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 		{"Cluster (SimAI_analytical's flags, same meaning)", []flagSpec{
 			{[]string{"g", "gpus"}, "N", "number of GPUs (if repeated, the first counts)", "the topology's, else the workload's all_gpus", val(&o.gpus)},
 			{[]string{"g_p_s", "gpus-per-server"}, "N", "GPUs per server (scale-up domain)", "the topology's, else 8", num(&o.gpusPerServer)},
-			{[]string{"nv", "nvlink"}, "GBPS", "NVLink bus bandwidth per GPU, GB/s", "the topology's NVLink rate / 8, else from -g_type", val(&o.nvlink)},
-			{[]string{"nic", "nic_busbw"}, "GBPS", "bandwidth of one NIC, GB/s", "the topology's NIC rate / 8, else from -nic_t", val(&o.nic)},
+			{[]string{"nv", "nvlink"}, "GBPS", "NVLink bus bandwidth per GPU, GB/s", "the topology's NVLink rate / 8, else from -g_type", val(single(&o.nvlink))},
+			{[]string{"nic", "nic_busbw"}, "GBPS", "bandwidth of one NIC, GB/s", "the topology's NIC rate / 8, else from -nic_t", val(single(&o.nic))},
 			{[]string{"n_p_s", "nic_per_server"}, "N", "NICs per server", "the topology's, else GPUs per server", num(&o.nicsPerServer)},
 			{[]string{"nic_t", "nic_type"}, "TYPE", "cx6 (23.5 GB/s), cx7 or bf3 (48.5 GB/s); used when -nic is not given", "cx7 without a NIC in the topology", str(&o.nicType)},
 			{[]string{"g_type", "gpu_type"}, "TYPE", "A100, A800, H100, H800 or H20; gives -nv (240, 160, 370.8, 164.8, 370.8) when -nv is not given", "the topology's", str(&o.gpuType)},
@@ -202,7 +161,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"jobs-alone"}, "HOW", "with -jobs, the alone figures: run (simulate each job alone on its GPUs after the run together), none (leave them out), or an earlier run's jobs.csv to read them from", "run", str(&o.jobsAlone)},
 			{[]string{"nvls"}, "", "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", "from AS_NVLS_ENABLE", boolean(&o.nvls)},
 			{[]string{"pxn"}, "", "PXN relays for rings (and, with -pxn-variant nccl, all-to-alls) across servers (SimAI's AS_PXN_ENABLE=1)", "from AS_PXN_ENABLE", boolean(&o.pxn)},
-			{[]string{"pxn-variant"}, "VARIANT", pxnVariantUsage, "simccl", val(&o.pxnVariant)},
+			{[]string{"pxn-variant"}, "VARIANT", pxnVariantUsage, "simccl", val(value[nccl.PXNVariant]{&o.pxnVariant, nccl.ParsePXNVariant})},
 			{[]string{"algo-policy"}, "POLICY", "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", "simccl; nccl for a Chakra trace", str(&o.algoPolicy)},
 			{[]string{"force-algo"}, "LIST", "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", "", str(&o.forceAlgo)},
 			{[]string{"send-lat"}, "NS", "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", "SimAI's per-algorithm table, in ns", func(n, u string) { fs.Int64Var(&o.sendLatNs, n, -1, u) }},
@@ -229,7 +188,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"qps-per-conn"}, "N", "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", "NCCL_IB_QPS_PER_CONNECTION, else 1",
 				func(n, u string) {
 					fs.Func(n, u, func(v string) error {
-						k, err := parseQPs(v)
+						k, err := nccl.ParseQPsPerConnection(v)
 						o.qpsPerConn = k
 						return err
 					})
@@ -239,13 +198,13 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 		{"Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", []flagSpec{
 			{[]string{"max-events"}, "N", "stop the event mode after N engine events (0: no limit)", "0", func(n, u string) { fs.Uint64Var(&o.maxEvents, n, 0, u) }},
 			{[]string{"max-wall"}, "DURATION", "stop the event mode after this much wall-clock time, e.g. 90s or 2h (0: no limit)", "0", func(n, u string) { fs.DurationVar(&o.maxWall, n, 0, u) }},
-			{[]string{"max-memory"}, "BYTES", "refuse, before simulating, an event run whose estimated peak memory exceeds this, e.g. 16GiB", "the memory available to simd (MemAvailable, or the cgroup's limit if lower)", val(&o.maxMemory)},
+			{[]string{"max-memory"}, "BYTES", "refuse, before simulating, an event run whose estimated peak memory exceeds this, e.g. 16GiB", "the memory available to simd (MemAvailable, or the cgroup's limit if lower)", val(value[int64]{&o.maxMemory, units.ParseBytes})},
 		}},
 		{"Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", []flagSpec{
-			{[]string{"dp_o", "dp_overlap"}, "R", "DP and DP_EP", "0", val(&o.dpo)},
-			{[]string{"ep_o", "ep_overlap"}, "R", "EP", "0", val(&o.epo)},
-			{[]string{"tp_o", "tp_overlap"}, "R", "TP", "0", val(&o.tpo)},
-			{[]string{"pp_o", "pp_overlap"}, "R", "PP", "1", val(&o.ppo)},
+			{[]string{"dp_o", "dp_overlap"}, "R", "DP and DP_EP", "0", val(single(&o.dpo))},
+			{[]string{"ep_o", "ep_overlap"}, "R", "EP", "0", val(single(&o.epo))},
+			{[]string{"tp_o", "tp_overlap"}, "R", "TP", "0", val(single(&o.tpo))},
+			{[]string{"pp_o", "pp_overlap"}, "R", "PP", "1", val(single(&o.ppo))},
 		}},
 	}
 	for _, g := range groups {

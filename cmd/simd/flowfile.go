@@ -4,12 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"go.uber.org/zap"
 
-	"simd/topo"
-	"simd/workloads"
 	"simd/workloads/sim"
 )
 
@@ -23,27 +20,17 @@ func runFlowFile(ctx context.Context, o *options, log *zap.Logger, stdout, stder
 	if o.topology == "" {
 		return badInputf("-flows needs a topology (-n TOPO): the flow file names its nodes")
 	}
-	conf, err := loadConf(o.conf, log)
+	conf, err := sim.ReadConf(o.conf, "-c", log)
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(o.topology)
+	t, err := sim.ReadTopology(o.topology, "-n")
 	if err != nil {
-		return badInputf("-n: %v", err)
+		return err
 	}
-	t, err := topo.Parse(f, o.topology)
-	f.Close()
+	flows, err := sim.ReadFlowFile(o.flows, "-flows")
 	if err != nil {
-		return badInput(err)
-	}
-	ff, err := os.Open(o.flows)
-	if err != nil {
-		return badInputf("-flows: %v", err)
-	}
-	flows, err := workloads.ParseFlowFile(ff, o.flows)
-	ff.Close()
-	if err != nil {
-		return badInput(err)
+		return err
 	}
 	opt, err := eventOptions(o)
 	if err != nil {
@@ -71,7 +58,7 @@ func runFlowFile(ctx context.Context, o *options, log *zap.Logger, stdout, stder
 	if err != nil {
 		return err
 	}
-	p, err := s.writeSummary(fs, r, "flows")
+	p, err := fs.WriteFlows(r, s.summaryHeader("flows"))
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 
@@ -13,7 +11,6 @@ import (
 
 	"simd/engine"
 	"simd/workloads"
-	"simd/workloads/jobs"
 	"simd/workloads/sim"
 )
 
@@ -30,19 +27,15 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	if o.mode == "compare" {
 		return badInputf("-mode compare: not for -jobs (run -mode analytical and the event mode apart)")
 	}
-	data, err := os.ReadFile(o.jobs)
+	f, err := sim.ReadJobs(o.jobs, "-jobs")
 	if err != nil {
-		return badInputf("-jobs: %v", err)
-	}
-	f, err := jobs.Parse(data, o.jobs)
-	if err != nil {
-		return badInput(err)
+		return err
 	}
 	ov, err := overlaps(o)
 	if err != nil {
 		return err
 	}
-	conf, err := loadConf(o.conf, log)
+	conf, err := sim.ReadConf(o.conf, "-c", log)
 	if err != nil {
 		return err
 	}
@@ -89,23 +82,15 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	logCounters(log, r.Sim, r.Events)
+	sim.LogCounters(log, r.Sim, r.Events)
 	if alone == nil && r.Stopped == nil {
 		// Each job alone on its GPUs, with the same options and nothing written.
-		alone = make([]engine.Time, len(js))
-		for i, j := range js {
-			a, err := sim.RunJobs(rctx, []sim.Job{j}, opt, sim.Attachments{})
-			if err != nil {
-				return err
-			}
-			if a.Stopped != nil {
-				return stopped(a.Stopped, a.End, fmt.Sprintf("job %s alone was stopped; the together run's files are written, jobs.csv is not", j.Name))
-			}
-			t, ok := a.Jobs[0].MeanIteration()
-			if !ok {
-				t = -1
-			}
-			alone[i] = t
+		var a *sim.JobsResult
+		if alone, a, err = sim.RunAlone(rctx, js, opt); err != nil {
+			return err
+		}
+		if a != nil {
+			return stopped(a.Stopped, a.End, fmt.Sprintf("job %s alone was stopped; the together run's files are written, jobs.csv is not", a.Jobs[0].Name))
 		}
 	}
 	files, err := fs.Commit()
@@ -113,19 +98,16 @@ func runJobs(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 		return err
 	}
 	if tl != nil {
-		if r.Stopped != nil {
-			tl.Meta("incomplete", r.Note)
-		}
 		for i, j := range r.Jobs {
 			tl.Collectives(i, j.Collectives, r.End)
 		}
-		if err := tl.Write(o.trace); err != nil {
+		if err := tl.Finish(o.trace, r.Note); err != nil {
 			return err
 		}
 		files = append(files, o.trace)
 	}
 	rows := sim.JobRows(js, r, alone)
-	written, err := writeJobsOutputs(dir, r, rows, cl.Fabric)
+	written, err := sim.WriteJobs(dir, r, rows, cl.Fabric)
 	if err != nil {
 		return err
 	}
@@ -175,60 +157,18 @@ func jobsAlone(v string, js []sim.Job) ([]engine.Time, error) {
 		}
 		return out, nil
 	}
-	f, err := os.Open(v)
-	if err != nil {
-		return nil, badInputf("-jobs-alone: %v", err)
-	}
-	defer f.Close()
-	m, err := sim.ReadJobsAlone(f, v)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	out := make([]engine.Time, len(js))
-	for i, j := range js {
-		us, ok := m[j.Name]
-		if !ok {
-			return nil, badInputf("-jobs-alone %s: no alone time for job %s", v, j.Name)
-		}
-		out[i] = engine.Time(us * float64(engine.Microsecond))
-	}
-	return out, nil
+	return sim.ReadAlone(v, "-jobs-alone", js)
 }
 
-// jobsAnalytical prices every job with SimAI's formulas and writes jobs.csv and each job's
-// EndToEnd.csv; together and alone are the same there.
+// jobsAnalytical prices every job with SimAI's formulas (sim.JobsAnalytical) and writes jobs.csv
+// and each job's EndToEnd.csv; together and alone are the same there.
 func jobsAnalytical(js []sim.Job, dir, fabric string, stdout io.Writer, tl *sim.Timeline, trace string) error {
-	rows := sim.JobRows(js, nil, nil)
-	var written []string
-	for i, j := range js {
-		var rep *workloads.AnalyticalReport
-		var err error
-		if tl != nil {
-			rep, err = tl.Analytical(j.Name, j.Sim) // each job from 0: they do not interfere here
-		} else {
-			rep, err = j.Sim.Analytical()
-		}
-		if err != nil {
-			return err
-		}
-		rows[i].TogetherUs, rows[i].HasTogether = rep.Summary.Total, true
-		rows[i].AloneUs, rows[i].HasAlone = rep.Summary.Total, true
-		var b bytes.Buffer
-		if err := rep.WriteCSV(&b); err != nil {
-			return err
-		}
-		p := filepath.Join(dir, j.Name, "EndToEnd.csv")
-		if err := writeOutput(p, b.Bytes()); err != nil {
-			return err
-		}
-		written = append(written, p)
-	}
-	var b bytes.Buffer
-	if err := sim.WriteJobsCSV(&b, rows); err != nil {
+	rows, written, err := sim.JobsAnalytical(js, dir, tl)
+	if err != nil {
 		return err
 	}
-	p := filepath.Join(dir, "jobs.csv")
-	if err := writeOutput(p, b.Bytes()); err != nil {
+	p, err := sim.WriteJobsCSVFile(dir, rows)
+	if err != nil {
 		return err
 	}
 	if tl != nil {
@@ -243,47 +183,6 @@ func jobsAnalytical(js []sim.Job, dir, fabric string, stdout io.Writer, tl *sim.
 		fmt.Fprintf(stdout, "results: %s\n", p)
 	}
 	return nil
-}
-
-// writeJobsOutputs writes jobs.csv and each job's EndToEnd.csv and summary.json.
-func writeJobsOutputs(dir string, r *sim.JobsResult, rows []sim.JobRow, fabric string) ([]string, error) {
-	var written []string
-	for i, j := range r.Jobs {
-		var b bytes.Buffer
-		if err := j.Report.WriteCSV(&b); err != nil {
-			return nil, err
-		}
-		p := filepath.Join(dir, j.Name, "EndToEnd.csv")
-		if err := writeOutput(p, b.Bytes()); err != nil {
-			return nil, err
-		}
-		data, err := r.JobSummaryJSON(i, rows[i], fabric)
-		if err != nil {
-			return nil, err
-		}
-		q := filepath.Join(dir, j.Name, "summary.json")
-		if err := writeOutput(q, data); err != nil {
-			return nil, err
-		}
-		written = append(written, p, q)
-	}
-	var b bytes.Buffer
-	if err := sim.WriteJobsCSV(&b, rows); err != nil {
-		return nil, err
-	}
-	p := filepath.Join(dir, "jobs.csv")
-	if err := writeOutput(p, b.Bytes()); err != nil {
-		return nil, err
-	}
-	return append(written, p), nil
-}
-
-// writeOutput writes data to path atomically, making its folder.
-func writeOutput(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return sim.WriteFileAtomic(path, func(f *os.File) error { _, err := f.Write(data); return err })
 }
 
 // printJobRows prints jobs.csv's figures as a table.

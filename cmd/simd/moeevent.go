@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 
-	"go.uber.org/zap"
-
 	"simd/workloads/moe"
 	"simd/workloads/sim"
 )
@@ -18,7 +16,7 @@ func (o *moeRunOptions) runEvent(ctx context.Context, cfg *moe.Config, iters []m
 	if err != nil {
 		return nil, err
 	}
-	conf, err := loadConf(o.conf, zap.NewNop())
+	conf, err := sim.ReadConf(o.conf, "-c", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -51,10 +49,7 @@ func (o *moeRunOptions) runEvent(ctx context.Context, cfg *moe.Config, iters []m
 		}
 	}
 	if tl != nil {
-		if res.Stopped != nil {
-			tl.Meta("incomplete", res.Note)
-		}
-		if err := tl.Write(o.trace); err != nil {
+		if err := tl.Finish(o.trace, res.Note); err != nil {
 			return nil, err
 		}
 	}

@@ -118,28 +118,13 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 	var stop error
 	switch o.mode {
 	case "estimate":
-		bw := sim.ConfigBandwidths(&cfg, o.dir)
+		in := sim.MoEInputs{Config: &cfg, Iterations: iters, Kind: kind, TopologyName: o.topology}
 		if o.topology != "" {
-			t, err := sim.MoETopology(o.topology, &cfg)
-			if err != nil {
+			if in.Topology, err = sim.MoETopology(o.topology, &cfg); err != nil {
 				return err
 			}
-			if bw, err = sim.MoEBandwidthsOf(t, o.topology); err != nil {
-				return err
-			}
-			bw.Apply(&cfg)
 		}
-		var each func(moe.LayerResult) error
-		if o.stages {
-			each = func(r moe.LayerResult) error { return r.WriteStages(w) }
-		}
-		if m, err = moe.Run(&cfg, iters, kind, model, each); err != nil {
-			return err
-		}
-		if err := m.WriteText(w, kind, model); err != nil {
-			return err
-		}
-		if err := bw.WriteText(w); err != nil {
+		if m, err = sim.EstimateMoE(w, in, o.dir, model, o.stages); err != nil {
 			return err
 		}
 	case "event":

@@ -78,30 +78,9 @@ func folderArgs(cmd, usage string, args []string, stdout, stderr io.Writer) (dir
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "r" })
 	if !set {
-		*r = detectPrefix(dir)
+		*r = plots.DetectPrefix(dir)
 	}
 	return dir, *o, *r, exitOK, true
-}
-
-// detectPrefix is "" when dir holds EndToEnd.csv or fct.txt, else the X of the only
-// XEndToEnd.csv (an analytical run's prefix).
-func detectPrefix(dir string) string {
-	for _, name := range []string{"EndToEnd.csv", "fct.txt"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return ""
-		}
-	}
-	matches, _ := filepath.Glob(filepath.Join(dir, "*EndToEnd.csv"))
-	var found []string
-	for _, m := range matches {
-		if base := filepath.Base(m); !strings.HasSuffix(base, "analytical-EndToEnd.csv") {
-			found = append(found, strings.TrimSuffix(base, "EndToEnd.csv"))
-		}
-	}
-	if len(found) == 1 {
-		return found[0]
-	}
-	return ""
 }
 
 // drawPlots draws dir's plots into out and reports what it wrote (stdout) and skipped (stderr).

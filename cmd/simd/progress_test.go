@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 
 	"simd/engine"
 	"simd/workloads/sim"
@@ -34,32 +33,6 @@ func TestProgressLines(t *testing.T) {
 	}
 	if newProgress(&buf, true, 0, "steps") != nil {
 		t.Error("-quiet still reports")
-	}
-}
-
-// The time left is the wall time since the first flow scaled by the work still to go: set-up
-// before the first flow does not count, and before it there is no estimate.
-func TestProgressEstimate(t *testing.T) {
-	p := newProgress(&bytes.Buffer{}, false, 0, "steps")
-	t0 := p.began
-	at := func(done float64) sim.Status { return sim.Status{Total: 1, FlowsDone: done, Flows: 110, Started: true} }
-	if got := p.left(t0.Add(3*time.Second), sim.Status{Total: 1, Flows: 110}); got != "?" {
-		t.Errorf("before the first flow: %q left, want ?", got)
-	}
-	// The first flows start 3 s in (set-up), with 10 flows' worth done at the first look.
-	p.last = t0.Add(3 * time.Second)
-	p.tick(at(10))
-	if !p.anchored {
-		t.Fatal("no anchor at the first look with flows")
-	}
-	p.anchorAt = t0.Add(3 * time.Second) // the look's own clock reading, made exact
-	// 5 s later 60 are done: 50 in 5 s, so the 50 to go take 5 s (not 6 s × 50/60).
-	if got := p.left(t0.Add(8*time.Second), at(60)); got != "5s" {
-		t.Errorf("%q left, want 5s", got)
-	}
-	// More work than counted: unknown rather than negative.
-	if got := p.left(t0.Add(9*time.Second), at(120)); got != "?" {
-		t.Errorf("past the count: %q left, want ?", got)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"simd/topo"
@@ -50,27 +49,6 @@ type topoGroup struct {
 	flags []topoFlag
 }
 
-// Parsers of simd topo's own flag values (values.go has the common ones).
-
-func parseTopoRatio(s string) (float64, error) {
-	r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || !(r > 0) || r > 1e9 {
-		return 0, errors.New("expected a ratio above 0, such as 1, 2 or 1.5")
-	}
-	return r, nil
-}
-
-func parseTopoPods(s string) (int, error) {
-	if s == "auto" {
-		return topo.AutoPods, nil
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < 1 {
-		return 0, errors.New("expected a number of pods of at least 1, or auto")
-	}
-	return n, nil
-}
-
 // newTopoFlagSet defines simd topo's flags on a new flag set, storing the values in r. The
 // generator's options keep the values r holds until their flags are given; -o and -path-limit
 // start at their defaults.
@@ -111,10 +89,10 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 			{[]string{"-app", "--asw_per_psw"}, "N", "PSW ports toward ASWs: one pod holds at most app/gps segments rail-optimised, app/(ASWs per segment) otherwise", "64; AlibabaHPN: 240 (--dp: 120), DCN+: 8", num(&o.ASWsPerPSW)},
 		}},
 		{"simd's additions (off by default: the file is then the generator's)", []topoFlag{
-			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", value[int]{&o.Pods, parseTopoPods}},
+			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", value[int]{&o.Pods, topo.ParsePods}},
 			{[]string{"-csn", "--core_switch_num"}, "N", "core switches with more than one pod, a multiple of the PSWs of a pod; 0: just enough for each PSW to send up what its ASWs send it", "0", num(&o.Cores)},
 			{[]string{"-pcbw", "--pc_bandwidth"}, "RATE", "PSW–core link rate", "the -apbw rate", str(&o.CoreRate)},
-			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", value[float64]{&o.Oversubscription, parseTopoRatio}},
+			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", value[float64]{&o.Oversubscription, topo.ParseOversubscription}},
 			{[]string{"--mesh"}, "", "servers without NVSwitch: every pair of a server's GPUs gets one link at -nvbw and -nl (AMD MI300X-style)", "off", sw(&o.Mesh)},
 		}},
 		{"Output", []topoFlag{

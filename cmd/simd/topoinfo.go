@@ -2,12 +2,12 @@ package main
 
 import (
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
 	"simd/topo"
 	"simd/topo/route"
+	"simd/workloads/sim"
 )
 
 // topoInfoRequest is simd topo -info: describe an existing topology file.
@@ -47,14 +47,9 @@ func newTopoInfoRequest(file, paths string, limit int, given []string) (topoInfo
 
 // run reads the file and prints its summary (route.Summary), then the paths -paths asks for.
 func (q topoInfoRequest) run(w io.Writer) error {
-	f, err := os.Open(q.file)
+	t, err := sim.ReadTopology(q.file, "-info")
 	if err != nil {
-		return badInputf("-info: %v", err)
-	}
-	t, err := topo.Parse(f, q.file)
-	f.Close()
-	if err != nil {
-		return badInput(err)
+		return err
 	}
 	r, err := route.New(t)
 	if err != nil {

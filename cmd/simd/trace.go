@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -45,7 +44,7 @@ func traceInputs(o *options, log *zap.Logger) (sim.TraceInputs, error) {
 	if err != nil {
 		return in, badInputf("-w: %v", err)
 	}
-	if in.Conf, err = loadConf(o.conf, log); err != nil {
+	if in.Conf, err = sim.ReadConf(o.conf, "-c", log); err != nil {
 		return in, err
 	}
 	req := clusterRequest(o)
@@ -119,31 +118,16 @@ func runTrace(ctx context.Context, o *options, log *zap.Logger, stdout, stderr i
 		return badInputf("-mode %q: a Chakra trace runs in the analytical or event mode", o.mode)
 	}
 	if tl != nil {
-		if res.Stopped != nil {
-			tl.Meta("incomplete", res.Note)
-		}
-		if err := tl.Write(o.trace); err != nil {
+		if err := tl.Finish(o.trace, res.Note); err != nil {
 			return err
 		}
 		files = append(files, o.trace)
 	}
-	js, err := res.SummaryJSON(sim.SummaryHeader{Mode: res.Mode, Workload: o.workload, Topology: in.Cluster.Fabric, GPUs: in.Trace.Ranks()})
+	written, err := fs.WriteTrace(res, sim.SummaryHeader{Mode: res.Mode, Workload: o.workload, Topology: in.Cluster.Fabric, GPUs: in.Trace.Ranks()})
 	if err != nil {
 		return err
 	}
-	path, err := fs.Write("summary.json", js)
-	if err != nil {
-		return err
-	}
-	files = append(files, path)
-	var csv bytes.Buffer
-	if err := res.WriteRanksCSV(&csv); err != nil {
-		return err
-	}
-	if path, err = fs.Write("ranks.csv", csv.Bytes()); err != nil {
-		return err
-	}
-	files = append(files, path)
+	files = append(files, written...)
 	slow := res.Slowest()
 	f3 := func(t engine.Time) string { return strconv.FormatFloat(t.Microseconds(), 'f', 3, 64) }
 	fmt.Fprintf(stdout, "simd %s: Chakra trace %s, %d ranks, %d nodes\n", res.Mode, o.workload, in.Trace.Ranks(), in.Trace.Nodes())

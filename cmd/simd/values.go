@@ -42,6 +42,10 @@ func decimal(p *int) value[int] { return value[int]{p, parseInt} }
 // finite is a float64 flag that refuses NaN and infinities.
 func finite(p *float64) value[float64] { return value[float64]{p, parseFinite} }
 
+// single is a float32 flag parsed straight to single precision, as SimAI's stof does (parsing to
+// double first and rounding again can differ in the last bit); it refuses NaN and infinities.
+func single(p *float32) value[float32] { return value[float32]{p, parseFloat32} }
+
 // unsigned is a uint64 flag read in decimal only.
 func unsigned(p *uint64) value[uint64] { return value[uint64]{p, parseUint64} }
 
@@ -72,6 +76,14 @@ func parseFinite(s string) (float64, error) {
 		return 0, errors.New("expected a finite number")
 	}
 	return f, nil
+}
+
+func parseFloat32(s string) (float32, error) {
+	v, err := strconv.ParseFloat(s, 32)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, errors.New("expected a finite number")
+	}
+	return float32(v), nil
 }
 
 func parseSwitch(s string) (bool, error) {

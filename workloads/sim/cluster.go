@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"go.uber.org/zap"
@@ -83,7 +82,7 @@ func (r ClusterRequest) Resolve(w *workloads.Workload, log *zap.Logger) (Cluster
 	var sb topo.ServerBandwidth
 	haveTopo := false
 	if r.Topology == nil && r.TopologyFile != "" {
-		t, err := readTopology(r.TopologyFile, n.Topology)
+		t, err := ReadTopology(r.TopologyFile, n.Topology)
 		if err != nil {
 			return cl, err
 		}
@@ -207,21 +206,6 @@ func (r ClusterRequest) Resolve(w *workloads.Workload, log *zap.Logger) (Cluster
 
 // trimDash is a flag's name without its dashes, as a log field's key.
 func trimDash(s string) string { return strings.TrimLeft(s, "-") }
-
-// readTopology reads the topology file path, which the command line's flag gave: a file that
-// cannot be opened is named by the flag, a parse error by the file's line.
-func readTopology(path, flag string) (*topo.Topology, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, BadInputf("%s: %v", flag, err)
-	}
-	defer f.Close()
-	t, err := topo.Parse(f, path)
-	if err != nil {
-		return nil, BadInput(err)
-	}
-	return t, nil
-}
 
 // fabricAndSelector builds the event mode's fabric (the topology's graph and router) and the
 // algorithm selector for the cluster's GPU type; errors are bad input.

@@ -40,16 +40,30 @@
 //     of events ordered by (time, sequence). Event builds a scheduler and a
 //     netmodel.Simulator on it, starts the iteration, a workloads.Runner (workloads.Pipeline
 //     when PP > 1: newIteration), and runs the loop; RunJobs starts one per job and
-//     iteration on the same loop. The watcher (watch.go) looks at the loop between events.
+//     iteration on the same loop. The watcher (watch.go) looks at the loop between events;
+//     ETA (eta.go) estimates from what it sees the wall time a run still needs, for the
+//     progress report.
 //   - A collective becomes flows in collectiveNetwork.Start (event.go): the algorithm selector
 //     (ccl/algo) plans one flow DAG per group of the collective's kind (ccl/nccl, ccl/alltoall,
 //     ccl/rhd, ...; DeepEP or FAST dispatches from workloads/moe for EP all-to-alls under
 //     EventOptions.EPDispatch), plans are shared by every collective of the same operation, group
 //     kind and size, and netmodel.Simulator.Run releases each DAG's flows onto the fabric as
 //     their parents arrive; the fluid network (netmodel/fluid, netmodel/ccfluid) moves them.
-//   - Outputs are written in files.go (Files: the streamed logs and the reports' atomic
-//     writes) and summary.go (summary.json); the per-layer reports are built by
-//     workloads.EventEndToEnd and workloads.AnalyticalEndToEnd.
+//   - A run's input files are read in inputs.go (ReadConf, ReadWorkload, ReadTopology,
+//     ReadBusBW, ReadFlowFile, ReadJobs and ReadAlone), with errors naming the flag that gave
+//     them.
+//   - Outputs are written in files.go (Files: the streamed logs while a run goes on) and
+//     reports.go (every mode's reports from its result, once it is over: Files.WriteEvent,
+//     WriteComparison, WriteFlows, WriteTrace, WriteAnalytical, WriteJobs and JobsAnalytical,
+//     each file written atomically), with summary.go (summary.json) and jobsreport.go
+//     (jobs.csv); the per-layer reports are built by workloads.EventEndToEnd and
+//     workloads.AnalyticalEndToEnd. RunAlone runs each job of a multi-job run alone for
+//     jobs.csv's alone figures (ReadAlone reads them from an earlier run's instead);
+//     EstimateMoE (moe.go) is simd moe run's estimate mode.
+//   - The subcommands' other logic lives with what it is about: simd dag's study of one
+//     collective in ccl/algo (Study), simd topo's generator and its value readers in topo and
+//     its -info in topo/route, simd sweep's grid in workloads/sweep, and the folder readers of
+//     simd plot and simd report in cmd/simd/plots and cmd/simd/report.
 //   - The memory guard (memory.go) estimates a run's peak from closed forms before anything
 //     is simulated and refuses one the machine cannot hold.
 //

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -109,8 +108,7 @@ func (fs *Files) path(key, std string) string {
 // Write writes a whole report (summary.json, EndToEnd.csv) under its standard name and returns
 // its path.
 func (fs *Files) Write(std string, data []byte) (string, error) {
-	p := fs.path("", std)
-	return p, WriteFileAtomic(p, func(f *os.File) error { _, err := f.Write(data); return err })
+	return fs.WriteWith(std, bytesOf(data))
 }
 
 // Attachments are the attachments that write the run's streamed files: on Open pfc.txt, if
@@ -197,14 +195,8 @@ func (fs *Files) Commit() ([]string, error) {
 			std   string
 			write func(io.Writer) error
 		}{{"links.csv", ls.WriteLinksCSV}, {"link_classes.csv", ls.WriteClassesCSV}} {
-			p := fs.path("", out.std)
-			if err := WriteFileAtomic(p, func(f *os.File) error {
-				w := bufio.NewWriterSize(f, 1<<16)
-				if err := out.write(w); err != nil {
-					return err
-				}
-				return w.Flush()
-			}); err != nil {
+			p, err := fs.WriteWith(out.std, out.write)
+			if err != nil {
 				return nil, err
 			}
 			paths = append(paths, p)

@@ -68,7 +68,7 @@ func MoETopology(path string, cfg *moe.Config) (*topo.Topology, error) {
 	var t *topo.Topology
 	if path != "" {
 		var err error
-		if t, err = readTopology(path, "-n"); err != nil {
+		if t, err = ReadTopology(path, "-n"); err != nil {
 			return nil, err
 		}
 	} else {
@@ -121,6 +121,35 @@ func (b MoEBandwidths) Apply(cfg *moe.Config) {
 func (b MoEBandwidths) WriteText(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "Bandwidths per GPU: NVLink %g GB/s, network %g GB/s (from %s)\n", b.NVLinkGBps, b.NetworkGBps, b.Source)
 	return err
+}
+
+// EstimateMoE prices every layer of in's iterations under in.Kind with the closed forms of
+// model (moe.Run) and writes the summary to w (simd moe run's estimate mode): with stages each
+// layer's Birkhoff stages first (only FAST has them), then the metrics, then the line saying which
+// bandwidths per GPU were used: in.Topology's (MoEBandwidthsOf, called in.TopologyName) when it is
+// not nil, else those in.Config recorded in the workload folder dir. in.Config's bandwidths are set
+// to the ones used; the fabric's other inputs (SimAI.conf, Chunks) are not read.
+func EstimateMoE(w io.Writer, in MoEInputs, dir string, model moe.Model, stages bool) (moe.Metrics, error) {
+	bw := ConfigBandwidths(in.Config, dir)
+	if in.Topology != nil {
+		var err error
+		if bw, err = MoEBandwidthsOf(in.Topology, in.TopologyName); err != nil {
+			return moe.Metrics{}, err
+		}
+		bw.Apply(in.Config)
+	}
+	var each func(moe.LayerResult) error
+	if stages {
+		each = func(r moe.LayerResult) error { return r.WriteStages(w) }
+	}
+	m, err := moe.Run(in.Config, in.Iterations, in.Kind, model, each)
+	if err != nil {
+		return m, err
+	}
+	if err := m.WriteText(w, in.Kind, model); err != nil {
+		return m, err
+	}
+	return m, bw.WriteText(w)
 }
 
 // RunMoE simulates every layer's DeepEP or FAST plan as a flow DAG (moe.Plan.DAG) on the fabric

@@ -1,11 +1,15 @@
 package sim
 
 import (
+	"strconv"
+	"strings"
+
 	"go.uber.org/zap"
 
 	"simd/ccl"
 	"simd/ccl/algo"
 	"simd/ccl/analytical"
+	"simd/ccl/nccl"
 	"simd/configs"
 	"simd/engine"
 	"simd/topo"
@@ -80,6 +84,32 @@ type EventOptions struct {
 	// independently onto the fabric and taking the NIC's ports in turn
 	// (netmodel.Simulator.SetQPsPerConnection); 0 or 1: one QP per flow, SimAI's behaviour.
 	QPsPerConnection int
+}
+
+// SetFromEnv fills the options a caller left unset from SimAI's and NCCL's environment
+// variables, as lookup (os.LookupEnv) gives them: a negative SendLatency from AS_SEND_LAT (µs, as
+// SimAI's code reads it; without it SimAI's table stays), and a QPsPerConnection of 0 from
+// NCCL_IB_QPS_PER_CONNECTION (nccl.ParseQPsPerConnection; without it 1). A value that does not
+// parse is an input error naming the variable.
+func (o *EventOptions) SetFromEnv(lookup func(string) (string, bool)) error {
+	if v, ok := lookup("AS_SEND_LAT"); ok && o.SendLatency < 0 {
+		us, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || us < 0 {
+			return BadInputf("AS_SEND_LAT=%q: expected a whole number of microseconds", v)
+		}
+		o.SendLatency = engine.Time(us) * engine.Microsecond
+	}
+	if o.QPsPerConnection == 0 {
+		o.QPsPerConnection = 1
+		if v, ok := lookup("NCCL_IB_QPS_PER_CONNECTION"); ok {
+			k, err := nccl.ParseQPsPerConnection(v)
+			if err != nil {
+				return BadInputf("NCCL_IB_QPS_PER_CONNECTION=%q: %v", v, err)
+			}
+			o.QPsPerConnection = k
+		}
+	}
+	return nil
 }
 
 // orNop is log, or a logger that drops everything.

@@ -1,10 +1,8 @@
 package sim
 
 import (
-	"bufio"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 
@@ -395,11 +393,14 @@ func (tl *Timeline) counters() {
 // Write writes the trace to path, under a temporary name renamed into place.
 func (tl *Timeline) Write(path string) error {
 	tl.counters()
-	return WriteFileAtomic(path, func(f *os.File) error {
-		w := bufio.NewWriterSize(f, 1<<16)
-		if err := tl.trace.WriteJSON(w); err != nil {
-			return err
-		}
-		return w.Flush()
-	})
+	return writeReport(path, tl.trace.WriteJSON)
+}
+
+// Finish writes the trace to path (Write) at the end of a run whose stop note is note: a run
+// that was stopped (note not "") is marked incomplete in the file's otherData, with the note.
+func (tl *Timeline) Finish(path, note string) error {
+	if note != "" {
+		tl.Meta("incomplete", note)
+	}
+	return tl.Write(path)
 }

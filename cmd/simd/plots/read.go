@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -255,4 +256,27 @@ func FCTSlowdowns(path string) ([]float64, error) {
 	}
 	sort.Float64s(out)
 	return out, nil
+}
+
+// DetectPrefix is the prefix of the run's files in the output folder dir, for simd plot and simd
+// report without -r: "" when dir holds EndToEnd.csv or fct.txt, else the X of the only
+// XEndToEnd.csv (an analytical run's prefix; a compare run's analytical-EndToEnd.csv does not
+// count), else "".
+func DetectPrefix(dir string) string {
+	for _, name := range []string{"EndToEnd.csv", "fct.txt"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return ""
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*EndToEnd.csv"))
+	var found []string
+	for _, m := range matches {
+		if base := filepath.Base(m); !strings.HasSuffix(base, "analytical-EndToEnd.csv") {
+			found = append(found, strings.TrimSuffix(base, "EndToEnd.csv"))
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return ""
 }

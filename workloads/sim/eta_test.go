@@ -1,0 +1,49 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"simd/engine"
+)
+
+// The time left is the wall time since the first flow scaled by the work still to go: set-up
+// before the first flow does not count, and before it there is no estimate.
+func TestETAFlows(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	e := NewETA(t0)
+	at := func(done float64) Status { return Status{Total: 1, FlowsDone: done, Flows: 110, Started: true} }
+	if got, ok := e.Left(t0.Add(3*time.Second), Status{Total: 1, Flows: 110}); ok {
+		t.Errorf("before the first flow: %v left, want none", got)
+	}
+	// The first flows start 3 s in (set-up), with 10 flows' worth done at the first look.
+	e.Look(t0.Add(3*time.Second), at(10))
+	if !e.anchored {
+		t.Fatal("no anchor at the first look with flows")
+	}
+	// 5 s later 60 are done: 50 in 5 s, so the 50 to go take 5 s (not 6 s × 50/60).
+	if got, ok := e.Left(t0.Add(8*time.Second), at(60)); !ok || got != 5*time.Second {
+		t.Errorf("%v left (%v), want 5s", got, ok)
+	}
+	// More work than counted: unknown rather than negative.
+	if got, ok := e.Left(t0.Add(9*time.Second), at(120)); ok {
+		t.Errorf("past the count: %v left, want none", got)
+	}
+}
+
+// Without a flow count the simulated time still to go to Expect measures, else the plan steps.
+func TestETAWithoutFlows(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	e := NewETA(t0)
+	e.Expect = 4 * engine.Millisecond
+	if got, ok := e.Left(t0.Add(2*time.Second), Status{Now: engine.Millisecond}); !ok || got != 6*time.Second {
+		t.Errorf("a quarter of Expect in 2 s: %v left (%v), want 6s", got, ok)
+	}
+	if got, ok := e.Left(t0.Add(2*time.Second), Status{Now: 5 * engine.Millisecond}); ok {
+		t.Errorf("past Expect: %v left, want none", got)
+	}
+	e.Expect = 0
+	if got, ok := e.Left(t0.Add(3*time.Second), Status{Done: 1, Total: 4}); !ok || got != 9*time.Second {
+		t.Errorf("1 of 4 steps in 3 s: %v left (%v), want 9s", got, ok)
+	}
+}
