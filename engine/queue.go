@@ -140,6 +140,18 @@ func (q *eventQueue) renumber(limit uint32) {
 	q.seq = uint32(q.len())
 }
 
+// reserve makes room for n more pending heap events than the free slots hold, so that a
+// burst of n schedulings does not grow the tables by doubling (each doubling copies them).
+func (q *eventQueue) reserve(n int) {
+	more := n - len(q.free)
+	if more <= 0 {
+		return
+	}
+	q.slots = slices.Grow(q.slots, more)
+	q.pos = slices.Grow(q.pos, more)
+	q.heap = slices.Grow(q.heap, max(root-len(q.heap), 0)+n)
+}
+
 // alloc takes a free slot, or grows the tables, and fills in its payload.
 func (q *eventQueue) alloc(h HandlerID, target int32, arg int64) (int32, uint32) {
 	var slot int32

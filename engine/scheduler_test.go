@@ -778,3 +778,32 @@ func TestDelayLinesFollowDriftingDelays(t *testing.T) {
 		t.Fatalf("%d events ran, want 20", len(h.got))
 	}
 }
+
+// Reserve makes room for a burst of events without changing what runs or in what order: the
+// tables hold the burst without growing, and the run is the same as without it.
+func TestReserveHoldsABurst(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 1000} {
+		run := func(reserve bool) ([]int32, *Scheduler) {
+			s := NewScheduler()
+			var order []int32
+			h := s.Register(handlerFunc(func(_ *Scheduler, ev Event) { order = append(order, ev.Target) }))
+			if reserve {
+				s.Reserve(n)
+			}
+			slots, heap := cap(s.q.slots), cap(s.q.heap)
+			for i := range n {
+				s.At(Time((i*7919)%13), h, int32(i), 0)
+			}
+			if reserve && (cap(s.q.slots) != slots || cap(s.q.heap) != heap) {
+				t.Errorf("n=%d: the tables grew after Reserve: slots %d → %d, heap %d → %d", n, slots, cap(s.q.slots), heap, cap(s.q.heap))
+			}
+			s.Run()
+			return order, s
+		}
+		plain, _ := run(false)
+		reserved, _ := run(true)
+		if !slices.Equal(plain, reserved) {
+			t.Errorf("n=%d: order %v with Reserve, %v without", n, reserved, plain)
+		}
+	}
+}

@@ -413,9 +413,11 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 			m.roots = append(m.roots, ccl.FlowID(f))
 		}
 	}
-	// The roots are in flight together: their flow slots are made in one go rather than by
-	// doubling (a million-flow all-to-all would copy its flow table twice over).
+	// The roots are in flight together: their flow slots, and the timers each will hold, are
+	// made in one go rather than by doubling (a million-flow all-to-all would copy its flow
+	// table twice over).
 	m.net.Reserve(len(m.roots))
+	m.s.Reserve(len(m.roots))
 	for _, f := range m.roots {
 		m.release(id, f, m.s.Now())
 	}
