@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"simd/configs/atomicfile"
 	"simd/workloads/moe"
 	"simd/workloads/sim"
 )
@@ -158,7 +159,7 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		return badInputf("-mode %q: expected estimate or event", o.mode)
 	}
 	if o.out != "" {
-		err := sim.WriteFileAtomic(filepath.Join(o.out, "metrics.json"), func(f *os.File) error { return m.WriteJSON(f, incomplete) })
+		err := atomicfile.Write(filepath.Join(o.out, "metrics.json"), func(f *os.File) error { return m.WriteJSON(f, incomplete) })
 		if err != nil {
 			return err
 		}

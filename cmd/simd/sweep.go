@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"simd/cmd/simd/plots"
-	"simd/workloads/sim"
+	"simd/configs/atomicfile"
 	"simd/workloads/sweep"
 )
 
@@ -250,7 +250,7 @@ func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sw
 	case len(r.Override.Params) > 0:
 		conf := filepath.Join(dir, "SimAI.conf")
 		text := sweep.OverrideConf(p.baseConf, r.Override)
-		if err := sim.WriteFileAtomic(conf, func(f *os.File) error { _, err := f.Write(text); return err }); err != nil {
+		if err := atomicfile.Write(conf, func(f *os.File) error { _, err := f.Write(text); return err }); err != nil {
 			fmt.Fprintf(stderr, "simd sweep: %v\n", err)
 			return exitFailure
 		}

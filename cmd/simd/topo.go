@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"simd/topo"
@@ -205,8 +203,8 @@ func (c *topoCommand) generate(stdout, stderr io.Writer) error {
 	if g.Warning != "" {
 		fmt.Fprintf(stderr, "simd topo: warning: %s\n", g.Warning)
 	}
-	path := filepath.Join(c.outDir, g.FileName)
-	if err := sim.WriteFileAtomic(path, func(f *os.File) error { return g.Topology.Write(f) }); err != nil {
+	path, err := g.WriteFile(c.outDir)
+	if err != nil {
 		return err
 	}
 	lines := g.Console()
