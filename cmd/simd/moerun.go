@@ -141,11 +141,13 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		if o.stages {
 			return badInputf("-stages: only with -mode estimate")
 		}
-		if err := checkTrace(o.trace, false); err != nil {
+		if err := sim.CheckTimeline(o.trace, false); err != nil {
 			return err
 		}
 		ctx, release := signalContext(context.Background())
-		st, err := o.runEvent(ctx, &cfg, iters, kind)
+		st, err := sim.ExecuteMoE(ctx, sim.MoERequest{Config: &cfg, Iterations: iters, Kind: kind, Workload: o.dir, Topology: o.topology,
+			Conf: o.conf, Completion: o.completion, Chunks: o.chunks, Threads: o.threads, Seed: o.seed,
+			MaxEvents: o.maxEvents, MaxWall: o.maxWall, Out: o.out, Timeline: o.trace})
 		release()
 		if err != nil {
 			return err
@@ -154,7 +156,7 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 			return err
 		}
 		m, incomplete = st.Metrics, st.Note
-		stop = stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
+		stop = sim.Stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
 	default:
 		return badInputf("-mode %q: expected estimate or event", o.mode)
 	}
