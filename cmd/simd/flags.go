@@ -31,7 +31,7 @@ type options struct {
 	busbw                          string
 	logLevel                       string
 	allowShortWorkload             bool
-	// Chakra traces (trace.go).
+	// Chakra traces (sim.ChakraRequest).
 	commGroups, chakraDeps       string
 	rooflineTFLOPS, rooflineGBps float64
 	// Event mode.

@@ -18,8 +18,8 @@ import (
 // simd moe run prices a token-routing workload (written by simd moe gen) under DeepEP or FAST
 // with the reference closed forms (-model seed) or from the plans' own transfers (-model
 // exact), prints the summary and, with -o, writes OUT/metrics.json. The plans, the estimates and
-// the summary's text and JSON live in package workloads/moe; this file is only their command
-// line.
+// the summary's text and JSON live in package workloads/moe, the event mode's run in
+// sim.ExecuteMoE; this file is only their command line.
 
 type moeRunOptions struct {
 	plan, model, dir, out string
