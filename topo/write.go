@@ -3,7 +3,11 @@ package topo
 import (
 	"bufio"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
+
+	"simd/configs/atomicfile"
 )
 
 // Write writes t as a SimAI topology file in the generator's exact layout: fields separated by
@@ -83,4 +87,12 @@ func (t *Topology) Write(w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// WriteFile writes the generated topology into the folder dir (created if needed) under the
+// generator's file name, atomically: a refused or interrupted write leaves no file under that
+// name. It returns the file's path.
+func (g *Generated) WriteFile(dir string) (string, error) {
+	path := filepath.Join(dir, g.FileName)
+	return path, atomicfile.Write(path, func(f *os.File) error { return g.Topology.Write(f) })
 }

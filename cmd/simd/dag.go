@@ -10,8 +10,8 @@ import (
 	"simd/ccl"
 	"simd/ccl/algo"
 	"simd/ccl/nccl"
+	"simd/configs/atomicfile"
 	"simd/configs/units"
-	"simd/workloads/sim"
 )
 
 // simd dag decomposes one collective into its flow DAG with a chosen algorithm, prints its
@@ -117,7 +117,7 @@ func (o *dagOptions) run(w io.Writer) error {
 		}
 	}
 	if o.out != "" {
-		if err := sim.WriteFileAtomic(o.out, func(f *os.File) error { return ccl.WriteCSV(f, st.DAG) }); err != nil {
+		if err := atomicfile.Write(o.out, func(f *os.File) error { return ccl.WriteCSV(f, st.DAG) }); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "flows written to %s\n", o.out)

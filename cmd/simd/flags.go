@@ -12,7 +12,9 @@ import (
 
 	"simd/ccl/nccl"
 	"simd/configs/units"
+	"simd/workloads"
 	"simd/workloads/moe"
+	"simd/workloads/sim"
 )
 
 // options are the command line of a simulation run.
@@ -29,7 +31,7 @@ type options struct {
 	busbw                          string
 	logLevel                       string
 	allowShortWorkload             bool
-	// Chakra traces (trace.go).
+	// Chakra traces (sim.ChakraRequest).
 	commGroups, chakraDeps       string
 	rooflineTFLOPS, rooflineGBps float64
 	// Event mode.
@@ -302,4 +304,42 @@ func helpText() string {
 	_, groups := newFlagSet(new(options))
 	usage(&b, groups)
 	return b.String()
+}
+
+// request is the run o's flags ask for: their values, as sim.Execute reads them.
+func (o *options) request() sim.Request {
+	r := sim.Request{Mode: o.mode, Workload: o.workload, Flows: o.flows, Jobs: o.jobs, JobsAlone: o.jobsAlone,
+		Cluster: sim.ClusterRequest{TopologyFile: o.topology, Names: sim.SimAIFlags}, Conf: o.conf, BusBW: o.busbw,
+		Parse:   workloads.ParseOptions{AllowShortCount: o.allowShortWorkload},
+		Overlap: workloads.Overlap{DP: o.dpo, EP: o.epo, TP: o.tpo, PP: o.ppo},
+		Chakra:  sim.ChakraRequest{CommGroups: o.commGroups, Deps: o.chakraDeps, RooflineTFLOPS: o.rooflineTFLOPS, RooflineGBps: o.rooflineGBps},
+		OutDir:  o.outDir, OutDirGiven: o.set["o"], ResultFolder: o.resultFolder, Prefix: o.result, PrefixGiven: o.set["r"],
+		Chart: o.visual != 0, Lang: o.lang, Links: o.plot || o.report, Timeline: o.trace, TimelineAllRanks: o.traceAllRanks,
+		Event: sim.EventRequest{NVLS: o.nvls, PXN: o.pxn, PXNVariant: o.pxnVariant, AlgoPolicy: o.algoPolicy, AlgoPolicyGiven: o.set["algo-policy"],
+			ForceAlgo: o.forceAlgo, SendLatencyNs: o.sendLatNs, Chunks: o.chunks, EPDispatch: o.epDispatch, DispatchModel: o.moeModel,
+			Threads: o.threads, Completion: o.completion, QPsPerConn: o.qpsPerConn, Seed: o.seed,
+			MaxEvents: o.maxEvents, MaxWall: o.maxWall, MaxMemory: o.maxMemory}}
+	c := &r.Cluster
+	if o.set["g"] {
+		c.GPUs = &o.gpus.v
+	}
+	if o.set["g_p_s"] {
+		c.GPUsPerServer = &o.gpusPerServer
+	}
+	if o.set["g_type"] {
+		c.GPUType = &o.gpuType
+	}
+	if o.set["nv"] {
+		c.NVLinkGBps = &o.nvlink
+	}
+	if o.set["nic"] {
+		c.NICGBps = &o.nic
+	}
+	if o.set["nic_t"] {
+		c.NICType = &o.nicType
+	}
+	if o.set["n_p_s"] {
+		c.NICsPerServer = &o.nicsPerServer
+	}
+	return r
 }

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
 	"time"
-
-	"simd/engine"
 )
 
 // Guards and interruptions of the event mode. -max-events and -max-wall stop a run cleanly, and
@@ -28,7 +25,7 @@ const (
 
 // stopCause says why a run stopped before its end: the cause its context is cancelled with.
 type stopCause struct {
-	reason string // "-max-wall 1m0s", "SIGINT"
+	reason string // "SIGINT" or "SIGTERM"
 	code   int    // exit status
 }
 
@@ -40,7 +37,7 @@ func stopCode(cause error) int {
 	if errors.As(cause, &sc) {
 		return sc.code
 	}
-	return exitStopped // -max-events (sim.EventLimitError)
+	return exitStopped // -max-events and -max-wall (sim.EventLimitError, sim.WallLimitError)
 }
 
 // signalCause is the stop cause of a signal.
@@ -50,17 +47,6 @@ func signalCause(s syscall.Signal) *stopCause {
 		reason = "SIGINT"
 	}
 	return &stopCause{reason: reason, code: 128 + int(s)}
-}
-
-// stoppedError is returned by a mode whose run was stopped; its outputs are written.
-type stoppedError struct {
-	cause error
-	at    engine.Time // simulated time reached
-	note  string      // what the outputs hold
-}
-
-func (e stoppedError) Error() string {
-	return fmt.Sprintf("stopped by %s at %.3f us simulated: %s", e.cause, e.at.Microseconds(), e.note)
 }
 
 // signalContext returns a context that the first SIGINT or SIGTERM cancels with the signal's
@@ -94,21 +80,4 @@ func signalContext(parent context.Context) (ctx context.Context, release func())
 type limits struct {
 	maxEvents uint64
 	maxWall   time.Duration
-}
-
-// runContext is the context of one run under parent: cancelled by -max-wall.
-func (l limits) runContext(parent context.Context) (context.Context, context.CancelFunc) {
-	if l.maxWall <= 0 {
-		return context.WithCancel(parent)
-	}
-	return context.WithTimeoutCause(parent, l.maxWall, &stopCause{reason: "-max-wall " + l.maxWall.String(), code: exitStopped})
-}
-
-// stopped is the error a mode returns after writing the outputs of a run stopped by cause at
-// simulated time at (nil when cause is nil): the outputs hold what note says.
-func stopped(cause error, at engine.Time, note string) error {
-	if cause == nil {
-		return nil
-	}
-	return stoppedError{cause: cause, at: at, note: note}
 }

@@ -6,9 +6,9 @@
 // -nic_t, -g_type, -dp_o, -ep_o, -tp_o, -pp_o, -r, -r_f, -v). simd -h lists every flag.
 //
 // This package is a thin shell over workloads/sim, which runs a simulation: it parses the
-// command line, reads the inputs through their packages, asks for the cluster the flags
-// describe (sim.ClusterRequest), attaches the output files and the progress report to the run,
-// prints the summary and turns errors into exit statuses. It holds no simulation logic.
+// command line into a sim.Request (flags.go), runs it with sim.Execute with the progress report
+// attached (progress.go), draws the plots and the report a run asks for, and turns errors into
+// exit statuses (guard.go for stopped runs). It holds no simulation logic.
 //
 // default.pgo is a CPU profile the go tool uses for profile-guided optimisation of every build
 // of simd (inlining and layout of the event loop's hot path): the 1,024-GPU ring all-reduce and
@@ -98,37 +98,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitStatus("simd", execute(ctx, o, log, stdout, stderr), stderr)
 }
 
-// execute runs the simulation o asks for: a flow file, or a workload in one of the modes.
-// Cancelling ctx stops it cleanly.
+// execute runs the simulation o asks for (sim.Execute), then draws the plots (-plot) and writes
+// the report (-report) of its output folders. Cancelling ctx stops it cleanly.
 func execute(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io.Writer) error {
-	if err := checkTrace(o.trace, o.traceAllRanks); err != nil {
+	h := sim.Hooks{Log: log, Stdout: stdout, Progress: progressHook(stderr, o.quiet, o.progressEvery)}
+	out, err := sim.Execute(ctx, o.request(), h)
+	if err != nil {
 		return err
 	}
-	if o.trace != "" && o.flows != "" && o.jobs == "" {
-		return badInputf("-trace: not for -flows (a flow file has no compute or collectives to draw)")
-	}
-	switch {
-	case o.jobs != "":
-		return runJobs(ctx, o, log, stdout, stderr)
-	case o.flows != "":
-		return runFlowFile(ctx, o, log, stdout, stderr)
-	case isTrace(o):
-		return runTrace(ctx, o, log, stdout, stderr)
-	case o.mode == "analytical" || o.mode == "event" || o.mode == "compare":
-		s, err := newSession(o, log, stdout)
-		if err != nil {
+	for _, f := range out.Folders {
+		notes := stderr
+		if f.Job {
+			notes = io.Discard // a job's folder has no network files: they are the shared run's
+		}
+		if err := afterRun(o, f.Dir, f.Prefix, stdout, notes); err != nil {
 			return err
 		}
-		s.stderr = stderr
-		switch o.mode {
-		case "analytical":
-			return runAnalytical(s)
-		case "event":
-			return runEvent(ctx, s)
-		}
-		return runCompare(ctx, s)
 	}
-	return badInputf("-mode %q: expected analytical, event or compare", o.mode)
+	return nil
 }
 
 // exitStatus reports err on stderr after the command's name and returns the exit status it
@@ -138,10 +125,10 @@ func exitStatus(cmd string, err error, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
-	var se stoppedError
+	var se sim.StoppedError
 	switch {
 	case errors.As(err, &se):
-		return stopCode(se.cause)
+		return stopCode(se.Cause)
 	case sim.IsInputError(err):
 		return exitBadInput
 	}

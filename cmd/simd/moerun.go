@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"simd/configs/atomicfile"
 	"simd/workloads/moe"
 	"simd/workloads/sim"
 )
@@ -17,8 +18,8 @@ import (
 // simd moe run prices a token-routing workload (written by simd moe gen) under DeepEP or FAST
 // with the reference closed forms (-model seed) or from the plans' own transfers (-model
 // exact), prints the summary and, with -o, writes OUT/metrics.json. The plans, the estimates and
-// the summary's text and JSON live in package workloads/moe; this file is only their command
-// line.
+// the summary's text and JSON live in package workloads/moe, the event mode's run in
+// sim.ExecuteMoE; this file is only their command line.
 
 type moeRunOptions struct {
 	plan, model, dir, out string
@@ -140,11 +141,13 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		if o.stages {
 			return badInputf("-stages: only with -mode estimate")
 		}
-		if err := checkTrace(o.trace, false); err != nil {
+		if err := sim.CheckTimeline(o.trace, false); err != nil {
 			return err
 		}
 		ctx, release := signalContext(context.Background())
-		st, err := o.runEvent(ctx, &cfg, iters, kind)
+		st, err := sim.ExecuteMoE(ctx, sim.MoERequest{Config: &cfg, Iterations: iters, Kind: kind, Workload: o.dir, Topology: o.topology,
+			Conf: o.conf, Completion: o.completion, Chunks: o.chunks, Threads: o.threads, Seed: o.seed,
+			MaxEvents: o.maxEvents, MaxWall: o.maxWall, Out: o.out, Timeline: o.trace})
 		release()
 		if err != nil {
 			return err
@@ -153,12 +156,12 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 			return err
 		}
 		m, incomplete = st.Metrics, st.Note
-		stop = stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
+		stop = sim.Stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
 	default:
 		return badInputf("-mode %q: expected estimate or event", o.mode)
 	}
 	if o.out != "" {
-		err := sim.WriteFileAtomic(filepath.Join(o.out, "metrics.json"), func(f *os.File) error { return m.WriteJSON(f, incomplete) })
+		err := atomicfile.Write(filepath.Join(o.out, "metrics.json"), func(f *os.File) error { return m.WriteJSON(f, incomplete) })
 		if err != nil {
 			return err
 		}

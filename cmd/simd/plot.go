@@ -99,24 +99,24 @@ func drawPlots(dir, out, prefix string, stdout, stderr io.Writer) error {
 
 // afterRun draws the plots (-plot) and writes the report (-report) of a finished run: its
 // outputs are in dir under prefix (which may name a sub-folder, as SimAI_analytical's -r does).
-func (s *session) afterRun(dir, prefix string) error {
-	if !s.o.plot && !s.o.report {
+func afterRun(o *options, dir, prefix string, stdout, stderr io.Writer) error {
+	if !o.plot && !o.report {
 		return nil
 	}
 	d, p := filepath.Split(filepath.Join(dir, prefix+"x"))
 	d = filepath.Clean(d) // "." when empty
 	p = strings.TrimSuffix(p, "x")
-	if s.o.plot {
-		if err := drawPlots(d, d, p, s.stdout, s.stderr); err != nil {
+	if o.plot {
+		if err := drawPlots(d, d, p, stdout, stderr); err != nil {
 			return err
 		}
 	}
-	if s.o.report {
+	if o.report {
 		out := filepath.Join(d, p+"report.html")
 		if err := report.Write(d, p, out); err != nil {
 			return err
 		}
-		fmt.Fprintf(s.stdout, "report: %s\n", out)
+		fmt.Fprintf(stdout, "report: %s\n", out)
 	}
 	return nil
 }

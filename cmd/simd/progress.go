@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"simd/engine"
 	"simd/workloads/sim"
 )
 
@@ -27,7 +28,7 @@ type progress struct {
 	printed  bool
 	every    time.Duration
 	firstGap time.Duration
-	eta      *sim.ETA // its Expect is set by the event mode
+	eta      *sim.ETA // its Expect is set from the run's expected simulated time
 }
 
 // newProgress starts reporting on w, unless quiet; every is the interval (-progress-every), 0
@@ -47,6 +48,17 @@ func newProgress(w io.Writer, quiet bool, every time.Duration, unit string) *pro
 	}
 	p.last, p.eta = p.began, sim.NewETA(p.began)
 	return p
+}
+
+// progressHook is sim.Hooks.Progress: a report on w for each simulation, unless quiet.
+func progressHook(w io.Writer, quiet bool, every time.Duration) func(string, func() engine.Time) (func(sim.Status), func()) {
+	return func(unit string, expect func() engine.Time) (func(sim.Status), func()) {
+		p := newProgress(w, quiet, every, unit)
+		if p != nil && expect != nil {
+			p.eta.Expect = expect()
+		}
+		return p.watch(), p.finish
+	}
 }
 
 // watch is the run's Watch: it prints a line when one is due. Nil reports nothing.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"simd/cmd/simd/plots"
+	"simd/configs/atomicfile"
 	"simd/workloads/sim"
 	"simd/workloads/sweep"
 )
@@ -18,9 +19,8 @@ import (
 // simd sweep runs a grid of simulations described by a YAML spec, one folder and manifest per
 // run, optionally one shard of it per job of a job array; simd sweep merge gathers the
 // manifests into one table. The spec, the expansion, the shards and the table live in package
-// workloads/sweep; this file runs the grid in-process: each run's options are built as its
-// command line would give them and run by execute (workloads/sim underneath), each generated
-// topology by runTopo.
+// workloads/sweep; this file runs the grid in-process: each generated topology through topo's
+// generator, each run through sim.Execute with the request its command line would give.
 
 var sweepForms = []string{"simd sweep SPEC.yaml -o DIR [-shard i/n | -shards N] [-j N]", "simd sweep merge DIR... [-o table.csv]"}
 
@@ -212,30 +212,36 @@ func (c *sweepCommand) execute(ctx context.Context, stdout io.Writer, getenv fun
 	return e.Execute(ctx, stdout)
 }
 
-// simulate prepares the run's topology and SimAI.conf in dir and runs the simulation in-process
-// (execute, with the options its command line would give); it returns the exit status and fills
-// the manifest's inputs and the equivalent simd command line.
+// simulate prepares the run's topology (topo's generator, with the spec's simd topo flags) and
+// SimAI.conf in dir and runs the simulation in-process (sim.Execute, with the request its
+// command line would give); it returns the exit status and fills the manifest's inputs and the
+// equivalent simd command line.
 func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sweep.Manifest, stdout, stderr io.Writer) int {
 	o := defaultOptions()
+	req := o.request() // a command line without flags, completed below
 	args := []string{"-w", p.spec.Resolve(r.Workload)}
 	if r.Jobs {
-		o.jobs = p.spec.Resolve(r.Workload)
+		req.Jobs = args[1]
 		args[0] = "-jobs"
 	} else {
-		o.workload = args[1]
+		req.Workload = args[1]
 	}
 	switch {
 	case r.Topology.File != "":
 		m.TopoFile = p.spec.Resolve(r.Topology.File)
-		o.topology = m.TopoFile
+		req.Cluster.TopologyFile = m.TopoFile
 		args = append(args, "-n", m.TopoFile)
 	case r.Topology.Generated():
 		topoDir := filepath.Join(dir, "topo")
 		targs := append(r.Topology.GeneratorArgs(), "-o", topoDir)
 		fmt.Fprintf(stdout, "simd topo %s\n", strings.Join(targs, " "))
-		if code := runTopo(targs, stdout, stderr); code != exitOK {
+		c, err := parseTopoFlags(targs) // checked by plan
+		if err == nil {
+			_, err = generateTopology(c.gen, c.outDir, stdout, stderr)
+		}
+		if err != nil {
 			m.Args = append([]string{"topo"}, targs...)
-			return code
+			return topoStatus(err, c == nil, stderr)
 		}
 		entries, err := os.ReadDir(topoDir)
 		if err != nil || len(entries) != 1 {
@@ -243,34 +249,34 @@ func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sw
 			return exitFailure
 		}
 		m.TopoFile = filepath.ToSlash(filepath.Join("topo", entries[0].Name()))
-		o.topology = filepath.Join(topoDir, entries[0].Name())
-		args = append(args, "-n", o.topology)
+		req.Cluster.TopologyFile = filepath.Join(topoDir, entries[0].Name())
+		args = append(args, "-n", req.Cluster.TopologyFile)
 	}
 	switch {
 	case len(r.Override.Params) > 0:
 		conf := filepath.Join(dir, "SimAI.conf")
 		text := sweep.OverrideConf(p.baseConf, r.Override)
-		if err := sim.WriteFileAtomic(conf, func(f *os.File) error { _, err := f.Write(text); return err }); err != nil {
+		if err := atomicfile.Write(conf, func(f *os.File) error { _, err := f.Write(text); return err }); err != nil {
 			fmt.Fprintf(stderr, "simd sweep: %v\n", err)
 			return exitFailure
 		}
 		m.Conf = "SimAI.conf"
-		o.conf = conf
+		req.Conf = conf
 		args = append(args, "-c", conf)
 	case p.spec.Conf != "":
 		m.Conf = p.spec.Resolve(p.spec.Conf)
-		o.conf = m.Conf
+		req.Conf = m.Conf
 		args = append(args, "-c", m.Conf)
 	}
-	o.mode, o.outDir, o.quiet = r.Mode, filepath.Join(dir, "out"), true
-	o.set["o"] = true
-	args = append(args, "-mode", r.Mode, "-o", o.outDir, "-quiet")
+	req.Mode, req.OutDir, req.OutDirGiven = r.Mode, filepath.Join(dir, "out"), true
+	args = append(args, "-mode", r.Mode, "-o", req.OutDir, "-quiet")
 	m.Args = args
 	log, err := newLogger(o.logLevel, stderr)
 	if err != nil {
 		return exitStatus("simd", err, stderr)
 	}
-	return exitStatus("simd", execute(ctx, o, log, stdout, stderr), stderr)
+	_, err = sim.Execute(ctx, req, sim.Hooks{Log: log, Stdout: stdout}) // -quiet: no progress; no -plot or -report
+	return exitStatus("simd", err, stderr)
 }
 
 // runSweepMerge is simd sweep merge.

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"simd/topo"
@@ -180,39 +178,46 @@ func runTopo(args []string, stdout, stderr io.Writer) int {
 		if c.info.file != "" {
 			err = c.info.run(stdout)
 		} else {
-			err = c.generate(stdout, stderr)
+			_, err = generateTopology(c.gen, c.outDir, stdout, stderr)
 		}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "simd topo: %s\n", strings.TrimPrefix(err.Error(), "topo: "))
-		var ie sim.InputError
-		if errors.As(err, &ie) || c == nil {
-			return exitBadInput
-		}
-		return exitFailure
-	}
-	return exitOK
+	return topoStatus(err, c == nil, stderr)
 }
 
-// generate builds the topology, writes it atomically into the output folder under the
-// generator's name, and prints the generator's warning and console lines. Nothing is written
-// when the generator refuses the flags.
-func (c *topoCommand) generate(stdout, stderr io.Writer) error {
-	g, err := c.gen.Generate()
+// topoStatus reports simd topo's error on stderr and returns the exit status: 2 for bad input
+// or flags that could not be read (unparsed), 1 for other failures.
+func topoStatus(err error, unparsed bool, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "simd topo: %s\n", strings.TrimPrefix(err.Error(), "topo: "))
+	var ie sim.InputError
+	if errors.As(err, &ie) || unparsed {
+		return exitBadInput
+	}
+	return exitFailure
+}
+
+// generateTopology builds the topology opt describes (topo.GeneratorOptions.Generate), writes
+// it into the folder dir under the generator's name (topo.Generated.WriteFile), and prints the
+// generator's warning and console lines; it returns the file's path. Nothing is written when
+// the generator refuses the options.
+func generateTopology(opt topo.GeneratorOptions, dir string, stdout, stderr io.Writer) (string, error) {
+	g, err := opt.Generate()
 	if err != nil {
-		return badInput(err)
+		return "", badInput(err)
 	}
 	if g.Warning != "" {
 		fmt.Fprintf(stderr, "simd topo: warning: %s\n", g.Warning)
 	}
-	path := filepath.Join(c.outDir, g.FileName)
-	if err := sim.WriteFileAtomic(path, func(f *os.File) error { return g.Topology.Write(f) }); err != nil {
-		return err
+	path, err := g.WriteFile(dir)
+	if err != nil {
+		return "", err
 	}
 	lines := g.Console()
 	lines[len(lines)-1] = path
 	_, err = fmt.Fprintln(stdout, strings.Join(lines, "\n"))
-	return err
+	return path, err
 }
 
 // topoHelpText is simd topo -h: every flag with its aliases, meaning and default.

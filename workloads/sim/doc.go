@@ -34,6 +34,12 @@
 // sampler, the MoE layers through Attachments.Dispatched); Collectives adds the run's records
 // after it, Analytical runs the analytical mode under it, and Write writes the file.
 //
+// A whole run from files, as simd's command line describes it, is one call: Execute reads the
+// inputs a Request names, builds the run, runs it with the files, the timeline and the caller's
+// progress report (Hooks) attached, commits or aborts the files, writes the reports and prints
+// the summary; simd and simd sweep's runs both go through it. ExecuteMoE does the same for simd
+// moe run's event mode.
+//
 // # Where things are
 //
 //   - The event loop is engine.Scheduler's run loop (engine/scheduler.go): one clock, one heap
@@ -49,21 +55,26 @@
 //     EventOptions.EPDispatch), plans are shared by every collective of the same operation, group
 //     kind and size, and netmodel.Simulator.Run releases each DAG's flows onto the fabric as
 //     their parents arrive; the fluid network (netmodel/fluid, netmodel/ccfluid) moves them.
+//   - Execute (execute.go: the Request, its event settings and its errors, the wall-clock limit
+//     and StoppedError; execmodes.go: each mode's reading, running, writing and summary) is
+//     the glue of simd's modes: what the command line keeps is its flags, help, messages, exit
+//     statuses and progress report.
 //   - A run's input files are read in inputs.go (ReadConf, ReadWorkload, ReadTopology,
 //     ReadBusBW, ReadFlowFile, ReadJobs and ReadAlone), with errors naming the flag that gave
 //     them.
 //   - Outputs are written in files.go (Files: the streamed logs while a run goes on) and
 //     reports.go (every mode's reports from its result, once it is over: Files.WriteEvent,
 //     WriteComparison, WriteFlows, WriteTrace, WriteAnalytical, WriteJobs and JobsAnalytical,
-//     each file written atomically), with summary.go (summary.json) and jobsreport.go
-//     (jobs.csv); the per-layer reports are built by workloads.EventEndToEnd and
+//     each file written atomically by configs/atomicfile), with summary.go (summary.json) and
+//     jobsreport.go (jobs.csv); the per-layer reports are built by workloads.EventEndToEnd and
 //     workloads.AnalyticalEndToEnd. RunAlone runs each job of a multi-job run alone for
 //     jobs.csv's alone figures (ReadAlone reads them from an earlier run's instead);
 //     EstimateMoE (moe.go) is simd moe run's estimate mode.
 //   - The subcommands' other logic lives with what it is about: simd dag's study of one
-//     collective in ccl/algo (Study), simd topo's generator and its value readers in topo and
-//     its -info in topo/route, simd sweep's grid in workloads/sweep, and the folder readers of
-//     simd plot and simd report in cmd/simd/plots and cmd/simd/report.
+//     collective in ccl/algo (Study), simd topo's generator, its value readers and its writer
+//     into a folder (Generated.WriteFile) in topo and its -info in topo/route, simd sweep's
+//     grid in workloads/sweep, and the folder readers of simd plot and simd report in
+//     cmd/simd/plots and cmd/simd/report.
 //   - The memory guard (memory.go) estimates a run's peak from closed forms before anything
 //     is simulated and refuses one the machine cannot hold.
 //

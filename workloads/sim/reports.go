@@ -9,12 +9,13 @@ import (
 
 	"go.uber.org/zap"
 
+	"simd/configs/atomicfile"
 	"simd/engine"
 	"simd/netmodel"
 	"simd/workloads"
 )
 
-// The reports written from a run's result once it is over, each file atomically (WriteFileAtomic):
+// The reports written from a run's result once it is over, each file atomically (atomicfile.Write):
 // EndToEnd.csv, chart.html, summary.json, compare.csv, ranks.csv, jobs.csv and the jobs'
 // folders. The files written while a run goes on (fct.txt, pfc.txt, the monitors) are the
 // observers of files.go.
@@ -28,7 +29,7 @@ func (fs *Files) WriteWith(std string, write func(io.Writer) error) (string, err
 
 // writeReport writes the file path atomically through a buffer filled by write.
 func writeReport(path string, write func(io.Writer) error) error {
-	return WriteFileAtomic(path, func(f *os.File) error {
+	return atomicfile.Write(path, func(f *os.File) error {
 		w := bufio.NewWriterSize(f, 1<<16)
 		if err := write(w); err != nil {
 			return err

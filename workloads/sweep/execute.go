@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"simd/configs/atomicfile"
 	"simd/workloads/sim"
 )
 
@@ -126,7 +127,7 @@ func (e *Executor) run(ctx context.Context, r Run) (*Manifest, error) {
 	start := time.Now()
 	m.ExitCode = e.Point(ctx, r, dir, m, stdoutF, &errBuf)
 	m.WallSeconds = time.Since(start).Seconds()
-	if err := sim.WriteFileAtomic(filepath.Join(dir, "stderr.txt"), func(f *os.File) error { _, err := f.Write(errBuf.Bytes()); return err }); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "stderr.txt"), func(f *os.File) error { _, err := f.Write(errBuf.Bytes()); return err }); err != nil {
 		return nil, err
 	}
 	if m.ExitCode != 0 {
@@ -166,7 +167,7 @@ func (e *Executor) run(ctx context.Context, r Run) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = sim.WriteFileAtomic(filepath.Join(dir, ManifestFile), func(f *os.File) error { _, err := f.Write(append(data, '\n')); return err })
+	err = atomicfile.Write(filepath.Join(dir, ManifestFile), func(f *os.File) error { _, err := f.Write(append(data, '\n')); return err })
 	return m, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"simd/configs/atomicfile"
 	"simd/workloads/sim"
 )
 
@@ -321,7 +322,7 @@ func Merge(dirs []string, out string, stdout io.Writer) (int, error) {
 	if out == "" {
 		_, err = stdout.Write(buf.Bytes())
 	} else {
-		err = sim.WriteFileAtomic(out, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err })
+		err = atomicfile.Write(out, func(f *os.File) error { _, err := f.Write(buf.Bytes()); return err })
 	}
 	return len(ms), err
 }

@@ -1,0 +1,388 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"go.uber.org/zap"
+
+	"simd/ccl/algo"
+	"simd/ccl/nccl"
+	"simd/engine"
+	"simd/workloads"
+	"simd/workloads/chakra"
+	"simd/workloads/moe"
+)
+
+// Request is one run of simd's main command as a value: the inputs named by their files, the
+// mode and where the outputs go, with the flags' values as they were given. Execute does the
+// whole run from it: it reads and checks the inputs, builds the run, runs it with the output
+// files attached, commits or aborts them, writes the reports and the human-readable summary.
+//
+// A Request mirrors the command line rather than the typed Inputs and Options of New because
+// the command line's order of checks is part of what its users see: a flag's value is read
+// where the mode needs it (a -force-algo that the analytical mode never reads is no error
+// there), after the inputs read before it, so its errors come in the same order however the
+// run is started (simd, or simd sweep's runs in-process). Its errors are input errors naming
+// the flag that gave the value, as simd prints them.
+type Request struct {
+	// Mode is analytical, event or compare (-mode). A flow file runs in the event mode whatever
+	// it says, several jobs in the analytical mode or else the event mode, a Chakra trace in the
+	// analytical or the event mode.
+	Mode string
+	// Workload is the workload (-w): a SimAI/AICB file, configs.ExamplePrefix+NAME for a
+	// shipped one, or a Chakra trace (PREFIX.%d.et, or ASTRA-sim's bare prefix); "" runs
+	// DefaultExample and says so on Hooks.Stdout.
+	Workload string
+	// Flows is a flow file (-flows) to run instead of a workload, on Cluster.TopologyFile.
+	Flows string
+	// Jobs is a jobs file (-jobs) to run instead of a workload; JobsAlone (-jobs-alone) says
+	// where the alone figures come from: run ("" too), none, or an earlier run's jobs.csv.
+	Jobs, JobsAlone string
+	// Cluster is what is said of the cluster: the topology file (-n) and the figures given.
+	Cluster ClusterRequest
+	// Conf is SimAI.conf (-c; "": the shipped one), BusBW a busbw.yaml (-busbw; "": none).
+	Conf, BusBW string
+	// Parse are the workload parser's options (-allow-short-workload).
+	Parse workloads.ParseOptions
+	// Overlap are the overlap ratios (-dp_o, -ep_o, -tp_o, -pp_o), each from 0 to 1.
+	Overlap workloads.Overlap
+	// Chakra are a Chakra trace's options.
+	Chakra ChakraRequest
+
+	// OutDir is the output folder (-o) and OutDirGiven whether it was given: without it, an
+	// event run with a SimAI.conf of its own writes where that file's paths say.
+	OutDir      string
+	OutDirGiven bool
+	// ResultFolder is the folder inside OutDir for the outputs (-r_f).
+	ResultFolder string
+	// Prefix is the output prefix (-r) and PrefixGiven whether it was given: the analytical
+	// mode derives one from the workload's name otherwise, as SimAI_analytical does.
+	Prefix      string
+	PrefixGiven bool
+	// Chart asks for the pie chart of the time breakdown (-v) in the language Lang (-l: en or
+	// ja, checked for a workload run even without Chart).
+	Chart bool
+	Lang  string
+	// Links adds links.csv and link_classes.csv to an event run's files (what -plot and -report
+	// read).
+	Links bool
+	// Timeline is the Chrome trace to write (-trace; "": none), TimelineAllRanks its one
+	// track per rank (-trace-all-ranks).
+	Timeline         string
+	TimelineAllRanks bool
+
+	// Event are the event mode's settings.
+	Event EventRequest
+}
+
+// ChakraRequest are a Chakra trace's options as the command line gives them.
+type ChakraRequest struct {
+	CommGroups     string  // ASTRA-sim's communicator-group file (-comm-groups)
+	Deps           string  // both or data (-chakra-deps; chakra.ParseDeps)
+	RooflineTFLOPS float64 // peak compute for the roofline (-roofline-tflops; 0: none)
+	RooflineGBps   float64 // memory bandwidth for the roofline (-roofline-gbps; 0: none)
+}
+
+// EventRequest are the event mode's settings as the command line gives them; Execute turns
+// them into EventOptions when the run needs them.
+type EventRequest struct {
+	NVLS, PXN  bool            // -nvls, -pxn
+	PXNVariant nccl.PXNVariant // -pxn-variant
+	// AlgoPolicy is the selector's policy (-algo-policy); without AlgoPolicyGiven a Chakra trace
+	// takes nccl instead, since NCCL's tuning chose the algorithms of the collectives it records.
+	AlgoPolicy      string
+	AlgoPolicyGiven bool
+	ForceAlgo       string            // -force-algo (algo.ParseForce)
+	SendLatencyNs   int64             // -send-lat, ns; below 0: SimAI's table (or AS_SEND_LAT)
+	Chunks          int               // -chunks
+	EPDispatch      string            // nccl, deepep or fast (-ep-dispatch)
+	DispatchModel   moe.DispatchModel // the -moe-* token model
+	Threads         int               // -threads (UseSecondCore)
+	Completion      string            // ack or arrival (-completion; ParseCompletion)
+	QPsPerConn      int               // -qps-per-conn; 0: NCCL_IB_QPS_PER_CONNECTION, else 1
+	Seed            uint64            // -seed
+	MaxEvents       uint64            // -max-events; 0: no limit
+	MaxWall         time.Duration     // -max-wall; 0: no limit (WallLimit)
+	MaxMemory       int64             // -max-memory; 0: the memory available
+	// LookupEnv reads the environment (AS_SEND_LAT, NCCL_IB_QPS_PER_CONNECTION); nil:
+	// os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+// Hooks are what Execute's caller hears of a run while it goes on.
+type Hooks struct {
+	// Log receives the inputs' warnings and the run's counters; nil logs nothing.
+	Log *zap.Logger
+	// Stdout receives the human-readable summary and the files written ("results: PATH");
+	// nil: none.
+	Stdout io.Writer
+	// Progress, if not nil, is called as a simulation starts: unit names what Status.Done and
+	// Total count, and expect, if not nil, gives the simulated time the run is expected to take
+	// (from the analytical mode; it costs a closed-form pricing, so call it only when reporting).
+	// It returns the run's Watch (nil: none) and the function that ends the report, called as
+	// the simulation ends, before anything is written.
+	Progress func(unit string, expect func() engine.Time) (watch func(Status), finish func())
+}
+
+// Outcome is what a finished run leaves for its caller besides the summary.
+type Outcome struct {
+	// Folders are the folders holding the run's reports, each with the prefix of its files, for
+	// what reads them afterwards (simd's -plot and -report): the run's folder, then each job's
+	// for several jobs. A flow file's, a Chakra trace's and analytical jobs' runs have none.
+	Folders []Folder
+}
+
+// Folder is an output folder of a run and the prefix of its files (which may name a
+// sub-folder, as SimAI_analytical's -r does).
+type Folder struct {
+	Dir, Prefix string
+	// Job marks a job's folder of a multi-job run: it holds the job's layers, and the network's
+	// files are the shared run's, in the run's folder.
+	Job bool
+}
+
+// DefaultExample is the shipped workload a Request without a workload runs.
+const DefaultExample = "microAllReduce.txt"
+
+// Execute does the run r asks for: a flow file, several jobs, a Chakra trace or a workload in
+// the analytical, event or compare mode. Cancelling ctx stops the simulation cleanly: the
+// outputs are written with what was computed, marked incomplete, and the error is a
+// StoppedError. Errors caused by the request are InputErrors.
+func Execute(ctx context.Context, r Request, h Hooks) (Outcome, error) {
+	h.Log = orNop(h.Log)
+	if h.Stdout == nil {
+		h.Stdout = io.Discard
+	}
+	if err := CheckTimeline(r.Timeline, r.TimelineAllRanks); err != nil {
+		return Outcome{}, err
+	}
+	if r.Timeline != "" && r.Flows != "" && r.Jobs == "" {
+		return Outcome{}, BadInputf("-trace: not for -flows (a flow file has no compute or collectives to draw)")
+	}
+	switch {
+	case r.Jobs != "":
+		return r.runJobs(ctx, h)
+	case r.Flows != "":
+		return Outcome{}, r.runFlows(ctx, h)
+	case r.Workload != "" && chakra.IsPattern(r.Workload):
+		return Outcome{}, r.runTrace(ctx, h)
+	case r.Mode == "analytical" || r.Mode == "event" || r.Mode == "compare":
+		s, err := r.newSession(h)
+		if err != nil {
+			return Outcome{}, err
+		}
+		switch r.Mode {
+		case "analytical":
+			return s.analytical()
+		case "event":
+			return s.event(ctx)
+		}
+		return s.compare(ctx)
+	}
+	return Outcome{}, BadInputf("-mode %q: expected analytical, event or compare", r.Mode)
+}
+
+// CheckTimeline refuses, before anything is simulated, a -trace naming a folder or a
+// -trace-all-ranks without -trace.
+func CheckTimeline(path string, allRanks bool) error {
+	if path == "" {
+		if allRanks {
+			return BadInputf("-trace-all-ranks: only with -trace FILE")
+		}
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return BadInputf("-trace %s: a folder; expected the file to write, e.g. trace.json", path)
+	}
+	return nil
+}
+
+// newTimeline is the recorder path asks for (nil without it), with the run's description in
+// the file's otherData.
+func newTimeline(path string, allRanks bool, meta ...string) *Timeline {
+	if path == "" {
+		return nil
+	}
+	tl := NewTimeline(allRanks)
+	for i := 0; i+1 < len(meta); i += 2 {
+		tl.Meta(meta[i], meta[i+1])
+	}
+	return tl
+}
+
+// progress starts h's progress report of a simulation; the watch may be nil, finish is not.
+func (h Hooks) progress(unit string, expect func() engine.Time) (watch func(Status), finish func()) {
+	if h.Progress != nil {
+		watch, finish = h.Progress(unit, expect)
+	}
+	if finish == nil {
+		finish = func() {}
+	}
+	return watch, finish
+}
+
+// eventOptions are the event run's options from r's settings and the environment; trace says
+// the run is a Chakra trace's.
+func (r *Request) eventOptions(trace bool) (EventOptions, error) {
+	e := r.Event
+	opt := EventOptions{Chunks: e.Chunks, Seed: e.Seed, MaxEvents: e.MaxEvents, MaxMemory: e.MaxMemory, DispatchModel: e.DispatchModel}
+	force, err := algo.ParseForce(e.ForceAlgo)
+	if err != nil {
+		return opt, BadInputf("-force-algo: %v", err)
+	}
+	policy := e.AlgoPolicy
+	if trace && !e.AlgoPolicyGiven {
+		policy = "nccl"
+	}
+	opt.Algorithms = algo.Options{Policy: algo.Policy(policy), NVLS: e.NVLS, PXN: e.PXN, PXNVariant: e.PXNVariant, Force: force}
+	opt.SendLatency, opt.QPsPerConnection = -1, e.QPsPerConn // -1: SimAI's table, unless AS_SEND_LAT
+	if e.SendLatencyNs >= 0 {
+		opt.SendLatency = engine.Time(e.SendLatencyNs) * engine.Nanosecond
+	}
+	if opt.AtArrival, err = ParseCompletion(e.Completion); err != nil {
+		return opt, err
+	}
+	lookup := e.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	if err := opt.SetFromEnv(lookup); err != nil {
+		return opt, err
+	}
+	switch e.EPDispatch {
+	case "nccl":
+	case "deepep", "fast":
+		opt.EPDispatch, _ = moe.ParseKind(e.EPDispatch)
+	default:
+		return opt, BadInputf("-ep-dispatch %q: expected nccl, deepep or fast", e.EPDispatch)
+	}
+	return opt, nil
+}
+
+// ParseCompletion reads -completion: SimAI's "ack" (the default, also "") or "arrival"; it
+// returns EventOptions.AtArrival.
+func ParseCompletion(c string) (atArrival bool, err error) {
+	switch c {
+	case "ack", "":
+		return false, nil
+	case "arrival":
+		return true, nil
+	}
+	return false, BadInputf("-completion %q: expected ack or arrival", c)
+}
+
+// UseSecondCore says whether the FCT log is formatted and written on a second core
+// (Files.Concurrent) for -threads N; 0: when Go may use two.
+func UseSecondCore(threads int) bool {
+	return threads >= 2 || threads == 0 && runtime.GOMAXPROCS(0) >= 2
+}
+
+// WallLimitError is the stop cause of a run that took WallLimit's wall-clock time.
+type WallLimitError struct{ Limit time.Duration }
+
+// Error names the limit as the command line's flag does, since it is also the reason written in
+// a stopped run's outputs.
+func (e WallLimitError) Error() string { return "-max-wall " + e.Limit.String() }
+
+// WallLimit is the context of a run under parent that stops it after d of wall-clock time with
+// a WallLimitError (d ≤ 0: no limit).
+func WallLimit(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(parent)
+	}
+	return context.WithTimeoutCause(parent, d, WallLimitError{d})
+}
+
+// StoppedError is returned for a run stopped before its end (by Cause, at simulated time At)
+// whose outputs are written: they hold what Note says.
+type StoppedError struct {
+	Cause error
+	At    engine.Time
+	Note  string
+}
+
+func (e StoppedError) Error() string {
+	return fmt.Sprintf("stopped by %s at %.3f us simulated: %s", e.Cause, e.At.Microseconds(), e.Note)
+}
+
+// Stopped is the error to return after writing the outputs of a run stopped by cause at
+// simulated time at (nil when cause is nil): the outputs hold what note says.
+func Stopped(cause error, at engine.Time, note string) error {
+	if cause == nil {
+		return nil
+	}
+	return StoppedError{Cause: cause, At: at, Note: note}
+}
+
+// MoERequest is the event mode of simd moe run as a value: a token-routing workload's layers
+// priced by simulating their dispatch plans on a fabric, from files, with fct.txt and the
+// timeline written when asked for.
+type MoERequest struct {
+	Config     *moe.Config
+	Iterations []moe.Iteration
+	Kind       moe.Kind
+	Workload   string // the workload's folder, as the timeline names it
+	Topology   string // the topology file (-n; "": MoETopology's default fabric)
+	Conf       string // SimAI.conf (-c; "": the shipped one)
+	Completion string // ack or arrival (-completion; ParseCompletion)
+	Chunks     int    // pieces each DeepEP transfer is streamed in (-chunks)
+	Threads    int    // -threads (UseSecondCore)
+	Seed       uint64 // -seed
+	MaxEvents  uint64 // -max-events; 0: no limit
+	MaxWall    time.Duration
+	Out        string // folder of fct.txt (-o); "": none
+	Timeline   string // the Chrome trace to write (-trace); "": none
+}
+
+// ExecuteMoE runs r (RunMoE on MoETopology's fabric) with its files attached and commits them;
+// a stopped run's files are committed too, marked incomplete, and its result says why
+// (MoEResult.Stopped).
+func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
+	t, err := MoETopology(r.Topology, r.Config)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := ReadConf(r.Conf, "-c", nil)
+	if err != nil {
+		return nil, err
+	}
+	atArrival, err := ParseCompletion(r.Completion)
+	if err != nil {
+		return nil, err
+	}
+	var att Attachments
+	var fs *Files
+	if r.Out != "" {
+		fs = NewFCTFiles(r.Out, &conf, r.Conf)
+		fs.Concurrent = UseSecondCore(r.Threads)
+		att = fs.Attachments()
+		defer fs.Abort()
+	}
+	tl := newTimeline(r.Timeline, false, "mode", "moe event", "plan", r.Kind.String(), "workload", r.Workload, "topology", r.Topology)
+	if tl != nil {
+		att = tl.Attach(att, nil)
+	}
+	ctx, cancel := WallLimit(ctx, r.MaxWall)
+	defer cancel()
+	res, err := RunMoE(ctx, MoEInputs{Config: r.Config, Iterations: r.Iterations, Kind: r.Kind, Topology: t, TopologyName: r.Topology, Conf: conf, ConfPath: r.Conf, Chunks: r.Chunks},
+		EventOptions{Seed: r.Seed, AtArrival: atArrival, MaxEvents: r.MaxEvents}, att)
+	if err != nil {
+		return nil, err
+	}
+	if fs != nil {
+		if _, err := fs.Commit(); err != nil {
+			return nil, err
+		}
+	}
+	if tl != nil {
+		if err := tl.Finish(r.Timeline, res.Note); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
