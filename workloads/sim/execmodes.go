@@ -128,13 +128,7 @@ func (s *session) eventFiles() *Files {
 func (s *session) analytical() (Outcome, error) {
 	r := s.r
 	tl := newTimeline(r.Timeline, r.TimelineAllRanks, "mode", "analytical", "workload", s.wname, "topology", s.cl.Fabric)
-	var rep *workloads.AnalyticalReport
-	var err error
-	if tl != nil {
-		rep, err = tl.Analytical(s.wname, s.sim)
-	} else {
-		rep, err = s.sim.Analytical()
-	}
+	rep, err := tl.Analytical(s.wname, s.sim)
 	if err != nil {
 		return Outcome{}, err
 	}

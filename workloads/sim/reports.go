@@ -174,13 +174,7 @@ func JobsAnalytical(jobs []Job, dir string, tl *Timeline) ([]JobRow, []string, e
 	rows := JobRows(jobs, nil, nil)
 	var written []string
 	for i, j := range jobs {
-		var rep *workloads.AnalyticalReport
-		var err error
-		if tl != nil {
-			rep, err = tl.Analytical(j.Name, j.Sim)
-		} else {
-			rep, err = j.Sim.Analytical()
-		}
+		rep, err := tl.Analytical(j.Name, j.Sim)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -203,10 +203,11 @@ func fromMicros(us float64) engine.Time {
 // Analytical runs s's analytical mode with the timeline observing the pass, as job name: the
 // compute on the pass's clock, each collective on the comm lanes from its issue for its
 // closed-form time, and after the pass the exposed communication and bubble the model adds.
+// A nil timeline runs the analytical mode alone (Simulation.Analytical).
 func (tl *Timeline) Analytical(name string, s *Simulation) (*workloads.AnalyticalReport, error) {
 	rep, err := s.Analytical() // the per-phase communication times first
-	if err != nil {
-		return nil, err
+	if err != nil || tl == nil {
+		return rep, err
 	}
 	jl := tl.job(name, s, false) // the analytical mode runs the stages as one pass
 	jl.comm = make([][3]engine.Time, len(rep.Rows))
