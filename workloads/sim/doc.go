@@ -37,8 +37,10 @@
 // A whole run from files, as simd's command line describes it, is one call: Execute reads the
 // inputs a Request names, builds the run, runs it with the files, the timeline and the caller's
 // progress report (Hooks) attached, commits or aborts the files, writes the reports and prints
-// the summary; simd and simd sweep's runs both go through it. ExecuteMoE does the same for simd
-// moe run's event mode.
+// the summary, and returns the results the summary was made from as values (Outcome: the
+// analytical report, the event Result, the Comparison, the jobs' rows or the trace's result,
+// and the files written); simd and simd sweep's runs both go through it. ExecuteMoE does the
+// same for simd moe run's event mode.
 //
 // # Where things are
 //

@@ -147,7 +147,7 @@ func (s *session) analytical() (Outcome, error) {
 		written = append(written, r.Timeline)
 	}
 	s.printAnalytical(rep, written)
-	return Outcome{Folders: []Folder{{Dir: r.outDir(), Prefix: s.prefix}}}, nil
+	return Outcome{Analytical: rep, Files: written, Folders: []Folder{{Dir: r.outDir(), Prefix: s.prefix}}}, nil
 }
 
 func (s *session) printAnalytical(rep *workloads.AnalyticalReport, files []string) {
@@ -259,10 +259,8 @@ func (s *session) event(ctx context.Context) (Outcome, error) {
 		fmt.Fprintf(w, "  incomplete: %s\n", res.Report.Incomplete)
 	}
 	LogCounters(s.h.Log, res.Sim, res.Events)
-	if res.Stopped != nil {
-		return Outcome{}, Stopped(res.Stopped, res.End, "the outputs hold what was computed and are marked incomplete")
-	}
-	return Outcome{Folders: []Folder{{Dir: fs.Dir(), Prefix: fs.Prefix()}}}, nil
+	out := Outcome{Event: res, Files: files, Folders: []Folder{{Dir: fs.Dir(), Prefix: fs.Prefix()}}}
+	return out, Stopped(res.Stopped, res.End, "the outputs hold what was computed and are marked incomplete")
 }
 
 // summaryHeader is what summary.json says of the session's run in mode.
@@ -292,9 +290,9 @@ func (s *session) compare(ctx context.Context) (Outcome, error) {
 	printFiles(s.h.Stdout, files)
 	if res.Stopped != nil {
 		fmt.Fprintf(s.h.Stdout, "  incomplete: %s\n", res.Note)
-		return Outcome{}, Stopped(res.Stopped, res.End, "the outputs hold the layers that finished and are marked incomplete")
 	}
-	return Outcome{Folders: []Folder{{Dir: fs.Dir(), Prefix: fs.Prefix()}}}, nil
+	out := Outcome{Analytical: c.Analytical, Event: res, Comparison: c, Files: files, Folders: []Folder{{Dir: fs.Dir(), Prefix: fs.Prefix()}}}
+	return out, Stopped(res.Stopped, res.End, "the outputs hold the layers that finished and are marked incomplete")
 }
 
 func (s *session) printCompare(arep *workloads.AnalyticalReport, erep *workloads.EventReport, rows []CompareRow) {
@@ -319,29 +317,29 @@ func (s *session) printCompare(arep *workloads.AnalyticalReport, erep *workloads
 // runFlows runs the flows of an ns-3/HPCC flow file over the fabric of Cluster.TopologyFile,
 // without a workload, for network studies (RunFlows); it writes fct.txt (and pfc.txt,
 // summary.json) as the event mode does.
-func (r *Request) runFlows(ctx context.Context, h Hooks) error {
+func (r *Request) runFlows(ctx context.Context, h Hooks) (Outcome, error) {
 	if r.Workload != "" {
-		return BadInputf("-flows and -w are alternatives: give one")
+		return Outcome{}, BadInputf("-flows and -w are alternatives: give one")
 	}
 	topoFile := r.Cluster.TopologyFile
 	if topoFile == "" {
-		return BadInputf("-flows needs a topology (-n TOPO): the flow file names its nodes")
+		return Outcome{}, BadInputf("-flows needs a topology (-n TOPO): the flow file names its nodes")
 	}
 	conf, err := ReadConf(r.Conf, "-c", h.Log)
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	t, err := ReadTopology(topoFile, "-n")
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	flows, err := ReadFlowFile(r.Flows, "-flows")
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	opt, err := r.eventOptions(false)
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	prefix := ""
 	if r.PrefixGiven {
@@ -349,7 +347,7 @@ func (r *Request) runFlows(ctx context.Context, h Hooks) error {
 	}
 	fs := r.files(prefix, &conf, h)
 	if err := fs.Check(); err != nil {
-		return err
+		return Outcome{}, err
 	}
 	att := fs.Attachments()
 	defer fs.Abort()
@@ -360,15 +358,15 @@ func (r *Request) runFlows(ctx context.Context, h Hooks) error {
 	res, err := RunFlows(ctx, FlowInputs{Flows: flows, FlowsName: r.Flows, Topology: t, TopologyName: topoFile, Conf: conf, ConfPath: r.Conf, Log: h.Log}, opt, att)
 	finish()
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	files, err := fs.Commit()
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	p, err := fs.WriteFlows(res, SummaryHeader{Mode: "flows", Workload: r.Flows, Topology: topoFile, GPUs: t.NumGPUs()})
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	files = append(files, p)
 	fmt.Fprintf(h.Stdout, "simd flows: %s on %s: %d flows, the last arriving at %.3f us; %d events in %.2f s\n",
@@ -377,7 +375,7 @@ func (r *Request) runFlows(ctx context.Context, h Hooks) error {
 	if res.Stopped != nil {
 		fmt.Fprintf(h.Stdout, "  incomplete: %s\n", res.Note)
 	}
-	return Stopped(res.Stopped, res.End, "fct.txt holds the flows that arrived; summary.json is marked incomplete")
+	return Outcome{Event: res, Files: files}, Stopped(res.Stopped, res.End, "fct.txt holds the flows that arrived; summary.json is marked incomplete")
 }
 
 // runJobs runs the jobs of a jobs file placed on the cluster (Cluster.TopologyFile, or the
@@ -414,7 +412,7 @@ func (r *Request) runJobs(ctx context.Context, h Hooks) (Outcome, error) {
 	}
 	dir := r.outDir()
 	if r.Mode == "analytical" {
-		return Outcome{}, r.jobsAnalytical(js, dir, cl.Fabric, h.Stdout)
+		return r.jobsAnalytical(js, dir, cl.Fabric, h.Stdout)
 	}
 	alone, err := jobsAlone(r.JobsAlone, js)
 	if err != nil {
@@ -482,13 +480,15 @@ func (r *Request) runJobs(ctx context.Context, h Hooks) (Outcome, error) {
 	fmt.Fprintf(h.Stdout, "simd jobs: %s, %d jobs on %s (%d GPUs)\n", r.Jobs, len(js), cl.Fabric, cl.GPUs)
 	printJobRows(h.Stdout, rows)
 	fmt.Fprintf(h.Stdout, "  the jobs together: simulated %d flows, %d events in %.2f s\n", res.Sim.Flows(), res.Events, res.Wall.Seconds())
-	printFiles(h.Stdout, append(files, written...))
+	files = append(files, written...)
+	printFiles(h.Stdout, files)
+	out := Outcome{Jobs: res, JobRows: rows, Files: files}
 	if res.Stopped != nil {
 		fmt.Fprintf(h.Stdout, "  incomplete: %s\n", res.Note)
-		return Outcome{}, Stopped(res.Stopped, res.End, "the outputs hold what was computed and are marked incomplete")
+		return out, Stopped(res.Stopped, res.End, "the outputs hold what was computed and are marked incomplete")
 	}
 	// The shared run's folder (FCT slowdowns, links), then each job's layers in its folder.
-	out := Outcome{Folders: []Folder{{Dir: dir}}}
+	out.Folders = []Folder{{Dir: dir}}
 	for _, j := range js {
 		out.Folders = append(out.Folders, Folder{Dir: filepath.Join(dir, j.Name), Job: true})
 	}
@@ -513,26 +513,27 @@ func jobsAlone(v string, js []Job) ([]engine.Time, error) {
 
 // jobsAnalytical prices every job with SimAI's formulas (JobsAnalytical) and writes jobs.csv
 // and each job's EndToEnd.csv; together and alone are the same there.
-func (r *Request) jobsAnalytical(js []Job, dir, fabric string, stdout io.Writer) error {
+func (r *Request) jobsAnalytical(js []Job, dir, fabric string, stdout io.Writer) (Outcome, error) {
 	tl := newTimeline(r.Timeline, r.TimelineAllRanks, "mode", "analytical", "jobs", r.Jobs, "topology", fabric)
 	rows, written, err := JobsAnalytical(js, dir, tl)
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	p, err := WriteJobsCSVFile(dir, rows)
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	if tl != nil {
 		if err := tl.Write(r.Timeline); err != nil {
-			return err
+			return Outcome{}, err
 		}
 		written = append(written, r.Timeline)
 	}
 	fmt.Fprintf(stdout, "simd jobs (analytical): %d jobs on %s; the analytical mode prices each job alone, so jobs do not slow each other (the event mode shares the fabric)\n", len(js), fabric)
 	printJobRows(stdout, rows)
-	printFiles(stdout, append(written, p))
-	return nil
+	written = append(written, p)
+	printFiles(stdout, written)
+	return Outcome{JobRows: rows, Files: written}, nil
 }
 
 // printJobRows prints jobs.csv's figures as a table.
@@ -598,10 +599,10 @@ func (r *Request) traceInputs(h Hooks) (TraceInputs, error) {
 // runTrace runs a Chakra trace in the analytical or the event mode (RunTraceAnalytical,
 // RunTrace) and writes summary.json and ranks.csv (and in the event mode the files SimAI.conf
 // asks for, as a workload run does).
-func (r *Request) runTrace(ctx context.Context, h Hooks) error {
+func (r *Request) runTrace(ctx context.Context, h Hooks) (Outcome, error) {
 	in, err := r.traceInputs(h)
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	prefix := ""
 	if r.PrefixGiven {
@@ -613,7 +614,7 @@ func (r *Request) runTrace(ctx context.Context, h Hooks) error {
 		fs.Log = h.Log
 	}
 	if err := fs.Check(); err != nil {
-		return err
+		return Outcome{}, err
 	}
 	defer fs.Abort()
 	tl := newTimeline(r.Timeline, r.TimelineAllRanks, "mode", r.Mode, "workload", r.Workload, "topology", in.Cluster.Fabric)
@@ -625,12 +626,12 @@ func (r *Request) runTrace(ctx context.Context, h Hooks) error {
 	switch r.Mode {
 	case "analytical":
 		if res, err = RunTraceAnalytical(in); err != nil {
-			return err
+			return Outcome{}, err
 		}
 	case "event":
 		opt, err := r.eventOptions(true)
 		if err != nil {
-			return err
+			return Outcome{}, err
 		}
 		att := fs.Attachments()
 		if tl != nil {
@@ -643,23 +644,23 @@ func (r *Request) runTrace(ctx context.Context, h Hooks) error {
 		res, err = RunTrace(rctx, in, opt, att)
 		finish()
 		if err != nil {
-			return err
+			return Outcome{}, err
 		}
 		if files, err = fs.Commit(); err != nil {
-			return err
+			return Outcome{}, err
 		}
 	default:
-		return BadInputf("-mode %q: a Chakra trace runs in the analytical or event mode", r.Mode)
+		return Outcome{}, BadInputf("-mode %q: a Chakra trace runs in the analytical or event mode", r.Mode)
 	}
 	if tl != nil {
 		if err := tl.Finish(r.Timeline, res.Note); err != nil {
-			return err
+			return Outcome{}, err
 		}
 		files = append(files, r.Timeline)
 	}
 	written, err := fs.WriteTrace(res, SummaryHeader{Mode: res.Mode, Workload: r.Workload, Topology: in.Cluster.Fabric, GPUs: in.Trace.Ranks()})
 	if err != nil {
-		return err
+		return Outcome{}, err
 	}
 	files = append(files, written...)
 	w, slow := h.Stdout, res.Slowest()
@@ -679,7 +680,6 @@ func (r *Request) runTrace(ctx context.Context, h Hooks) error {
 	printFiles(w, files)
 	if res.Stopped != nil {
 		fmt.Fprintf(w, "  incomplete: %s\n", res.Note)
-		return Stopped(res.Stopped, res.End, "the outputs hold what was computed and are marked incomplete")
 	}
-	return nil
+	return Outcome{Trace: res, Files: files}, Stopped(res.Stopped, res.End, "the outputs hold what was computed and are marked incomplete")
 }

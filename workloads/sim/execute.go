@@ -119,7 +119,7 @@ type Hooks struct {
 	// Log receives the inputs' warnings and the run's counters; nil logs nothing.
 	Log *zap.Logger
 	// Stdout receives the human-readable summary and the files written ("results: PATH");
-	// nil: none.
+	// nil: none. The same figures come back as values in the Outcome.
 	Stdout io.Writer
 	// Progress, if not nil, is called as a simulation starts: unit names what Status.Done and
 	// Total count, and expect, if not nil, gives the simulated time the run is expected to take
@@ -129,8 +129,24 @@ type Hooks struct {
 	Progress func(unit string, expect func() engine.Time) (watch func(Status), finish func())
 }
 
-// Outcome is what a finished run leaves for its caller besides the summary.
+// Outcome is what a run leaves for its caller: its results as values, the files it wrote and
+// the folders they are in. The summary Execute prints on Hooks.Stdout is made from these
+// values, so a program that runs simulations reads them here rather than parsing the text or
+// the files. A stopped run returns its Outcome too, holding what was computed, with the
+// StoppedError; a run that failed otherwise returns none.
 type Outcome struct {
+	// The results of the run, each nil when the run has none: Analytical for the analytical
+	// mode (and compare's analytical side); Event for the event mode, compare's event side and a
+	// flow file; Comparison for compare; Jobs and JobRows (jobs.csv's rows) for several jobs;
+	// Trace for a Chakra trace.
+	Analytical *workloads.AnalyticalReport
+	Event      *Result
+	Comparison *Comparison
+	Jobs       *JobsResult
+	JobRows    []JobRow
+	Trace      *TraceResult
+	// Files are the files written, in the order of the summary's "results:" lines.
+	Files []string
 	// Folders are the folders holding the run's reports, each with the prefix of its files, for
 	// what reads them afterwards (simd's -plot and -report): the run's folder, then each job's
 	// for several jobs. A flow file's, a Chakra trace's and analytical jobs' runs have none.
@@ -150,9 +166,10 @@ type Folder struct {
 const DefaultExample = "microAllReduce.txt"
 
 // Execute does the run r asks for: a flow file, several jobs, a Chakra trace or a workload in
-// the analytical, event or compare mode. Cancelling ctx stops the simulation cleanly: the
-// outputs are written with what was computed, marked incomplete, and the error is a
-// StoppedError. Errors caused by the request are InputErrors.
+// the analytical, event or compare mode. It returns the run's results and the files it wrote
+// (Outcome); the summary it prints on Hooks.Stdout is made from them. Cancelling ctx stops the
+// simulation cleanly: the outputs are written with what was computed, marked incomplete, and
+// the Outcome comes with a StoppedError. Errors caused by the request are InputErrors.
 func Execute(ctx context.Context, r Request, h Hooks) (Outcome, error) {
 	h.Log = orNop(h.Log)
 	if h.Stdout == nil {
@@ -168,9 +185,9 @@ func Execute(ctx context.Context, r Request, h Hooks) (Outcome, error) {
 	case r.Jobs != "":
 		return r.runJobs(ctx, h)
 	case r.Flows != "":
-		return Outcome{}, r.runFlows(ctx, h)
+		return r.runFlows(ctx, h)
 	case r.Workload != "" && chakra.IsPattern(r.Workload):
-		return Outcome{}, r.runTrace(ctx, h)
+		return r.runTrace(ctx, h)
 	case r.Mode == "analytical" || r.Mode == "event" || r.Mode == "compare":
 		s, err := r.newSession(h)
 		if err != nil {
