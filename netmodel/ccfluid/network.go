@@ -208,7 +208,7 @@ type link struct {
 	mhead  int32
 	inPort int32 // its port number at inSw
 	mk     []marker
-	qSeen  float64 // its backlog when it was last re-armed (window.go)
+	_      [8]byte // keeps link a whole number of cache lines
 
 	// The flows crossing it.
 	on    []entry
@@ -840,7 +840,6 @@ func (n *Network) armLink(l int32, now engine.Time) {
 		n.setTimer(&lk.ecnT, markIn(&lk.ecn, lk.qs.q, slope, out, n.cfg.PacketBytes, 1-lk.qs.credit), l, evMark)
 	}
 	if n.windowed() {
-		lk.qSeen = lk.qs.q
 		n.armWindow(l, now)
 		n.checkShare(l)
 	}
@@ -872,10 +871,8 @@ func (n *Network) handle(ev engine.Event) {
 		n.links[ev.Target].qs.q = 0
 		n.links[ev.Target].emptyT = engine.Timer{}
 		n.linkDirty(ev.Target)
-		if lk := &n.links[ev.Target]; n.windowed() {
-			// Round trips got shorter by what the queue held when it was last re-armed: only
-			// flows their windows hold back can speed up, and only if that moves them.
-			n.windowsDirty(ev.Target, -float64(lk.qSeen*8)/lk.capa)
+		if n.windowed() {
+			n.windowsShorter(ev.Target, now)
 		}
 		return
 	case evWindow:

@@ -33,6 +33,12 @@ import (
 //     of the real loop, which gets there within a few round trips. A draining queue is
 //     followed the same way down to the level at which the capped flows speed up enough to
 //     hold it, or to empty.
+//   - Empty queues. When a queue empties, every flow its window holds back, among those
+//     sending over the link and those whose ACKs cross it, compares its round trip now with the
+//     one its cap was set with, and its port shares again if that is shorter by more than
+//     winMove: the cap may date from a longer backlog of this queue, or of others that have
+//     emptied since without the flow looking (a queue the flow's ACKs cross is re-armed by
+//     changes that do not concern it, at whatever backlog it then holds).
 //   - ACK routes. A flow's ACKs cross other links than its data; when the share of the time
 //     such a link sends moves to another quarter (what the ACK wait counts), or its queue
 //     reaches a target or empties, the ports of the flows whose ACKs cross it share again.
@@ -164,13 +170,28 @@ func (n *Network) windowsDirty(l int32, d float64) {
 	}
 }
 
-// windowMoves reports whether a change of up to d seconds in flow f's round trip may move what
-// its window lets it send by more than winMove: for a longer round trip (d > 0), its window
-// holds it back or would within d; for a shorter one (d < 0), its window holds it back.
-func windowMoves(f *flow, d float64) bool {
-	if d < 0 {
-		return f.slack <= 0 && -d > winMove*f.rtt
+// windowsShorter asks the ports of the flows whose windows hold them back, among those sending
+// over link l and those whose ACKs cross it, to share again if their round trips are now
+// shorter than the ones their caps were set with by more than winMove. Called when l's queue
+// empties: each held flow is compared with its own last round trip, since its cap may date
+// from any earlier level of this queue (or of the others it meets), not only from the level
+// the link was last re-armed at.
+func (n *Network) windowsShorter(l int32, now engine.Time) {
+	lk := &n.links[l]
+	for _, list := range [2][]entry{lk.on, lk.ackOn} {
+		for _, e := range list {
+			f := &n.flows[e.f]
+			if f.state == stateSending && f.slack <= 0 && n.roundTripSecs(e.f, now) < f.rtt*(1-winMove) {
+				n.flowStale(e.f)
+			}
+		}
 	}
+}
+
+// windowMoves reports whether a round trip longer by up to d seconds may move what flow f's
+// window lets it send by more than winMove: its window holds it back or would within d. (A
+// shorter round trip is looked at flow by flow, windowsShorter.)
+func windowMoves(f *flow, d float64) bool {
 	return f.slack < d && d > winMove*f.rtt
 }
 

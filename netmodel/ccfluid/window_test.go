@@ -190,3 +190,50 @@ func TestSolveWindows(t *testing.T) {
 		t.Errorf("incast: at q = %.0f (%v) the flows send %.4f Gb/s, want %.0f", q, ok, got/1e9, c/1e9)
 	}
 }
+
+// A flow held back by its window speeds up again once the queues that lengthened its round trip
+// are gone, whatever happened at those queues in between. Flow A (host 0 → host 1, 5 µs links,
+// a window of 2 MB: alone it runs at its port's rate, its round trip being about 20.5 µs) has
+// its ACKs come back through the switch's port to host 0, where two window-bound flows from
+// hosts 2 and 3 hold a queue of about 3 MB: A's round trip grows by 60 µs and its window holds
+// it to about 200 Gb/s. The two flows end and the queue drains; just before it empties, a small
+// flow from host 4 joins the port, which re-arms it at a backlog under 20 KB. When
+// the queue empties A must be back at its port's rate (less the room its NIC keeps for the
+// ACKs it sends), not at the rate of the round trip it last looked at.
+func TestWindowReleasedWhenQueueEmpties(t *testing.T) {
+	g := star(t, 5, G400, 5*engine.Microsecond)
+	cfg := windowConfig(2e6)
+	cfg.ECN, cfg.PFC = nil, false // the windows alone hold the queue
+	s, n, rec, _ := setup(t, g, cfg)
+	a := n.Start([]int32{0, 3}, []int32{2, 1}, 1<<34, 100)
+	n.Start([]int32{4, 1}, []int32{0, 5}, 20e6, 2)
+	n.Start([]int32{6, 1}, []int32{0, 7}, 20e6, 3)
+	held := false
+	for step := engine.Time(1); ; step++ {
+		s.RunUntil(step * 100 * engine.Nanosecond)
+		if n.flows[a].slack <= 0 {
+			held = true
+		}
+		_, sent2 := rec.sentAt[2]
+		_, sent3 := rec.sentAt[3]
+		if q := n.Queue(1); sent2 && sent3 && q > 0 && q < 20e3 {
+			n.Start([]int32{8, 1}, []int32{0, 9}, 1000, 4)
+			break
+		}
+		if step > 50000 {
+			t.Fatal("the queue to host 0 never drained")
+		}
+	}
+	if !held {
+		t.Fatal("A's window never held it back: the scenario does not test the release")
+	}
+	s.RunUntil(s.Now() + 200*engine.Microsecond)
+	if q := n.Queue(1); q != 0 {
+		t.Fatalf("queue to host 0 still %.0f bytes", q)
+	}
+	full, ack := float64(cfg.Transport.Full()), float64(cfg.Transport.Ack)
+	want := G400 * full / (full + ack)
+	if got := n.Injection(a); math.Abs(got-want) > 1e-6*want {
+		t.Errorf("A injects %.4g bits/s with the queue gone, want %.4g (its port's rate less the ACKs' room)", got, want)
+	}
+}
