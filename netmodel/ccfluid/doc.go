@@ -50,7 +50,9 @@
 // rate·p(q(t))/packet, computed exactly over the linear backlog (quadratic where p is linear),
 // so the next mark's time is solved, not polled. Each mark belongs to one of the flows arriving
 // at the port, drawn with probability proportional to its injection from a generator seeded
-// by Config.Seed; the receiver's notification point (cc.CNPGate) turns it into a CNP, which
+// by Config.Seed, among those that have put a packet through the port since their last mark
+// (a switch marks packets, so a flow carries at most one mark per packet: a slow flow into a
+// busy port is not marked, and cut, several times within one of its packet times); the receiver's notification point (cc.CNPGate) turns it into a CNP, which
 // reaches the sender one path delay after the marked packet reached the receiver. Under DCTCP
 // every mark counts towards its flow's round instead.
 //

@@ -144,6 +144,7 @@ type flow struct {
 
 	gate   cc.CNPGate
 	lastRx engine.Time
+	markAt engine.Time // when a link last marked one of its packets (0: never; mark)
 	bnWait engine.Time // the wait of the last byte at bn
 	// delay is the sum of the path's link delays; sf the time the switches of the path take
 	// to store the last packet before sending it on (Transport.Tail, set when the flow is
@@ -159,7 +160,7 @@ type flow struct {
 	bn                  int32  // the link where the last byte waited longest, -1 when it never waited
 	cnps                uint32 // CNPs that reached the sender while it was sending (monitor.go)
 	marks               uint32 // DCTCP: marked packets in the current round
-	_                   [44]byte
+	_                   [36]byte
 }
 
 // entry is a flow on a link's list: the flow and the hop of its path this link is.
@@ -398,7 +399,7 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	f.gen++
 	f.state = stateSending
 	f.sendT, f.ccT = engine.Timer{}, engine.Timer{}
-	f.gate, f.lastRx = cc.CNPGate{}, 0
+	f.gate, f.lastRx, f.markAt = cc.CNPGate{}, 0, 0
 	f.bn, f.bnWait = -1, 0
 	f.cnps = 0
 	copy(n.arena[f.off:f.off+h], path)
@@ -1112,23 +1113,12 @@ func (n *Network) mark(l int32, now engine.Time) {
 	if lk.arr <= 0 {
 		return
 	}
-	x := n.rng.Float64() * lk.arr
-	pick := int32(-1)
-	var hop int32
-	for _, e := range lk.on {
-		f := &n.flows[e.f]
-		if e.hop < f.extent && f.cinj > 0 {
-			pick, hop = e.f, e.hop
-			x -= f.cinj
-			if x < 0 {
-				break
-			}
-		}
-	}
+	pick, hop := n.markedFlow(l, now)
 	if pick < 0 {
 		return
 	}
 	f := &n.flows[pick]
+	f.markAt = now
 	if n.mode != ModeDCQCN {
 		// DCTCP echoes every mark in an ACK and reacts once per round; HPCC ignores ECN.
 		f.marks++
@@ -1149,6 +1139,62 @@ func (n *Network) mark(l int32, now engine.Time) {
 		}
 		n.s.At(rx+back, n.h, pick, evCNP|int64(f.gen)<<24)
 	}
+}
+
+// markedFlow draws the flow whose packet link l marks now, with probability proportional to
+// its arrival rate there, among the flows that have a packet at the link: a flow's packets come
+// one packet's transmission at its injection apart, 8·(P+H)/injection, and a packet carries one
+// mark, so a flow marked less than that ago has no packet to mark yet and the mark falls on
+// another flow's packet (as in ns-3, where a switch marks the packets it sends, so a flow's
+// CNPs come at most one per packet however congested the port). Without a packet model a
+// packet is PacketBytes. -1: no flow arrives, or none has a packet.
+func (n *Network) markedFlow(l int32, now engine.Time) (pick, hop int32) {
+	lk := &n.links[l]
+	pkt := float64(n.cfg.Transport.Full() * 8)
+	if n.cfg.Transport.Payload <= 0 {
+		pkt = n.cfg.PacketBytes * 8
+	}
+	// hasPacket: the flow has sent a packet since its last mark.
+	hasPacket := func(f *flow) bool {
+		return f.markAt == 0 || float64(f.cinj*secs(now-f.markAt)) >= pkt
+	}
+	x := n.rng.Float64() * lk.arr
+	pick = -1
+	for _, e := range lk.on {
+		f := &n.flows[e.f]
+		if e.hop < f.extent && f.cinj > 0 {
+			pick, hop = e.f, e.hop
+			x -= f.cinj
+			if x < 0 {
+				break
+			}
+		}
+	}
+	if pick < 0 || hasPacket(&n.flows[pick]) {
+		return pick, hop
+	}
+	// The drawn flow has no packet here yet: draw again among those that have.
+	var sum float64
+	for _, e := range lk.on {
+		if f := &n.flows[e.f]; e.hop < f.extent && f.cinj > 0 && hasPacket(f) {
+			sum += f.cinj
+		}
+	}
+	if sum <= 0 {
+		return -1, 0
+	}
+	x = n.rng.Float64() * sum
+	pick = -1
+	for _, e := range lk.on {
+		if f := &n.flows[e.f]; e.hop < f.extent && f.cinj > 0 && hasPacket(f) {
+			pick, hop = e.f, e.hop
+			x -= f.cinj
+			if x < 0 {
+				break
+			}
+		}
+	}
+	return pick, hop
 }
 
 // Tag is the caller's tag of flow f.

@@ -1,0 +1,88 @@
+package ccfluid
+
+import (
+	"math"
+	"testing"
+
+	"simd/engine"
+	"simd/netmodel/fluid"
+	"simd/topo"
+)
+
+// A switch marks the packets it sends, so a flow can carry a mark only once per packet it puts
+// through the port, 8·(P+H)/injection apart (ns-3 marks a packet at dequeue; a flow's CNPs
+// then come at most one per packet). Three flows into one 400 Gb/s port, from NICs of 400, 400
+// and 40 Gb/s: three marks at one instant fall on three different flows and a fourth finds no
+// packet to mark; each flow has a packet again one packet time later — 181.04 ns at 400 Gb/s,
+// 1,810.4 ns at 40 Gb/s — and not before. Marks far apart are drawn in proportion to the
+// flows' arrival rates, 400 : 400 : 40.
+func TestMarksOnePerPacket(t *testing.T) {
+	kinds := []topo.NodeKind{topo.GPU, topo.GPU, topo.GPU, topo.GPU, topo.Switch}
+	us := engine.Microsecond
+	g := graphOf(t, kinds, []tlink{{0, 4, G400, us}, {1, 4, G400, us}, {2, 4, 40e9, us}, {3, 4, G400, us}})
+	cfg := repoConfig()
+	cfg.Transport = fluid.SimAITransport(9000, 0)
+	s, n, _, _ := setup(t, g, cfg)
+	for i := range 3 {
+		n.Start([]int32{int32(2 * i), 7}, nil, 1<<30, int64(i))
+	}
+	s.RunUntil(5 * us)
+	const port = int32(7) // switch → host 3
+	now := s.Now()
+	rates := map[int32]float64{}
+	for _, e := range n.links[port].on {
+		rates[e.f] = n.flows[e.f].cinj
+	}
+	if len(rates) != 3 || rates[2] != 40e9 {
+		t.Fatalf("arrivals at the port %v, want 400, 400 and 40 Gb/s", rates)
+	}
+
+	seen := map[int32]bool{}
+	for range 3 {
+		id, _ := n.markedFlow(port, now)
+		if id < 0 || seen[id] {
+			t.Fatalf("marks at one instant fell on %v, then %d: want three different flows", seen, id)
+		}
+		seen[id] = true
+		n.flows[id].markAt = now
+	}
+	if id, _ := n.markedFlow(port, now); id != -1 {
+		t.Errorf("a fourth mark at the same instant fell on flow %d, which has no packet there yet", id)
+	}
+
+	// One packet time after the marks, and a nanosecond before it.
+	full := float64(cfg.Transport.Full() * 8)
+	for id, r := range rates {
+		gap := engine.Time(math.Ceil(full / r * 1e12))
+		for _, c := range []struct {
+			at   engine.Time
+			want bool
+		}{{now + gap - engine.Nanosecond, false}, {now + gap, true}} {
+			got := false
+			for range 200 {
+				if p, _ := n.markedFlow(port, c.at); p == id {
+					got = true
+				}
+			}
+			if got != c.want {
+				t.Errorf("flow %d (%.0f Gb/s), %v after its mark: marked %v, want %v", id, r/1e9, c.at-now, got, c.want)
+			}
+		}
+	}
+
+	for id := range rates {
+		n.flows[id].markAt = 0
+	}
+	counts := map[int32]int{}
+	const draws = 20000
+	for range draws {
+		id, _ := n.markedFlow(port, now)
+		counts[id]++
+	}
+	for id, r := range rates {
+		want := r / 840e9
+		if got := float64(counts[id]) / draws; math.Abs(got-want) > 0.01 {
+			t.Errorf("flow %d: %.4f of the marks, want %.4f (its share of the arrivals)", id, got, want)
+		}
+	}
+}
