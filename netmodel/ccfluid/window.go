@@ -180,8 +180,9 @@ func (n *Network) windowsShorter(l int32, now engine.Time) {
 	lk := &n.links[l]
 	for _, list := range [2][]entry{lk.on, lk.ackOn} {
 		for _, e := range list {
+			// A round trip is never shorter than its base: a flow that saw about that needs no look.
 			f := &n.flows[e.f]
-			if f.state == stateSending && f.slack <= 0 && n.roundTripSecs(e.f, now) < f.rtt*(1-winMove) {
+			if f.state == stateSending && f.slack <= 0 && f.rtt0 < f.rtt*(1-winMove) && n.roundTripSecs(e.f, now) < f.rtt*(1-winMove) {
 				n.flowStale(e.f)
 			}
 		}
