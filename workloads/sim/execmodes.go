@@ -140,11 +140,8 @@ func (s *session) analytical() (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if tl != nil {
-		if err := tl.Write(r.Timeline); err != nil {
-			return Outcome{}, err
-		}
-		written = append(written, r.Timeline)
+	if written, err = tl.finishInto(written, r.Timeline, ""); err != nil {
+		return Outcome{}, err
 	}
 	s.printAnalytical(rep, written)
 	return Outcome{Analytical: rep, Files: written, Folders: []Folder{{Dir: r.outDir(), Prefix: s.prefix}}}, nil
@@ -219,10 +216,9 @@ func (s *session) simulate(ctx context.Context, fs *Files, compare bool) (res *R
 	}
 	if tl != nil {
 		tl.Collectives(0, res.Collectives, res.End)
-		if err := tl.Finish(r.Timeline, res.Note); err != nil {
-			return nil, nil, nil, err
-		}
-		files = append(files, r.Timeline)
+	}
+	if files, err = tl.finishInto(files, r.Timeline, res.Note); err != nil {
+		return nil, nil, nil, err
 	}
 	return res, c, files, nil
 }
@@ -460,10 +456,9 @@ func (r *Request) runJobs(ctx context.Context, h Hooks) (Outcome, error) {
 		for i, j := range res.Jobs {
 			tl.Collectives(i, j.Collectives, res.End)
 		}
-		if err := tl.Finish(r.Timeline, res.Note); err != nil {
-			return Outcome{}, err
-		}
-		files = append(files, r.Timeline)
+	}
+	if files, err = tl.finishInto(files, r.Timeline, res.Note); err != nil {
+		return Outcome{}, err
 	}
 	rows := JobRows(js, res, alone)
 	written, err := WriteJobs(dir, res, rows, cl.Fabric)
@@ -523,11 +518,8 @@ func (r *Request) jobsAnalytical(js []Job, dir, fabric string, stdout io.Writer)
 	if err != nil {
 		return Outcome{}, err
 	}
-	if tl != nil {
-		if err := tl.Write(r.Timeline); err != nil {
-			return Outcome{}, err
-		}
-		written = append(written, r.Timeline)
+	if written, err = tl.finishInto(written, r.Timeline, ""); err != nil {
+		return Outcome{}, err
 	}
 	fmt.Fprintf(stdout, "simd jobs (analytical): %d jobs on %s; the analytical mode prices each job alone, so jobs do not slow each other (the event mode shares the fabric)\n", len(js), fabric)
 	printJobRows(stdout, rows)
@@ -652,11 +644,8 @@ func (r *Request) runTrace(ctx context.Context, h Hooks) (Outcome, error) {
 	default:
 		return Outcome{}, BadInputf("-mode %q: a Chakra trace runs in the analytical or event mode", r.Mode)
 	}
-	if tl != nil {
-		if err := tl.Finish(r.Timeline, res.Note); err != nil {
-			return Outcome{}, err
-		}
-		files = append(files, r.Timeline)
+	if files, err = tl.finishInto(files, r.Timeline, res.Note); err != nil {
+		return Outcome{}, err
 	}
 	written, err := fs.WriteTrace(res, SummaryHeader{Mode: res.Mode, Workload: r.Workload, Topology: in.Cluster.Fabric, GPUs: in.Trace.Ranks()})
 	if err != nil {

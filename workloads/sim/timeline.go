@@ -405,3 +405,15 @@ func (tl *Timeline) Finish(path, note string) error {
 	}
 	return tl.Write(path)
 }
+
+// finishInto writes the timeline to path as Finish does and adds path to the files written; a nil
+// timeline (no -trace) writes nothing and returns files as they are.
+func (tl *Timeline) finishInto(files []string, path, note string) ([]string, error) {
+	if tl == nil {
+		return files, nil
+	}
+	if err := tl.Finish(path, note); err != nil {
+		return nil, err
+	}
+	return append(files, path), nil
+}
