@@ -1158,19 +1158,23 @@ func (n *Network) markedFlow(l int32, now engine.Time) (pick, hop int32) {
 	hasPacket := func(f *flow) bool {
 		return f.markAt == 0 || float64(f.cinj*secs(now-f.markAt)) >= pkt
 	}
-	x := n.rng.Float64() * lk.arr
-	pick = -1
-	for _, e := range lk.on {
-		f := &n.flows[e.f]
-		if e.hop < f.extent && f.cinj > 0 {
-			pick, hop = e.f, e.hop
-			x -= f.cinj
-			if x < 0 {
-				break
+	// draw picks a flow arriving at the link with probability proportional to its arrivals, out
+	// of total, among all of them or only those with a packet there.
+	draw := func(total float64, withPacket bool) (pick, hop int32) {
+		x := n.rng.Float64() * total
+		pick = -1
+		for _, e := range lk.on {
+			if f := &n.flows[e.f]; e.hop < f.extent && f.cinj > 0 && (!withPacket || hasPacket(f)) {
+				pick, hop = e.f, e.hop
+				x -= f.cinj
+				if x < 0 {
+					break
+				}
 			}
 		}
+		return pick, hop
 	}
-	if pick < 0 || hasPacket(&n.flows[pick]) {
+	if pick, hop = draw(lk.arr, false); pick < 0 || hasPacket(&n.flows[pick]) {
 		return pick, hop
 	}
 	// The drawn flow has no packet here yet: draw again among those that have.
@@ -1183,18 +1187,7 @@ func (n *Network) markedFlow(l int32, now engine.Time) (pick, hop int32) {
 	if sum <= 0 {
 		return -1, 0
 	}
-	x = n.rng.Float64() * sum
-	pick = -1
-	for _, e := range lk.on {
-		if f := &n.flows[e.f]; e.hop < f.extent && f.cinj > 0 && hasPacket(f) {
-			pick, hop = e.f, e.hop
-			x -= f.cinj
-			if x < 0 {
-				break
-			}
-		}
-	}
-	return pick, hop
+	return draw(sum, true)
 }
 
 // Tag is the caller's tag of flow f.
