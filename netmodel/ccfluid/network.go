@@ -160,7 +160,9 @@ type flow struct {
 	bn                  int32  // the link where the last byte waited longest, -1 when it never waited
 	cnps                uint32 // CNPs that reached the sender while it was sending (monitor.go)
 	marks               uint32 // DCTCP: marked packets in the current round
-	_                   [36]byte
+	// win is the flow's window (window.go) at congestion-control rate winAt (NaN: none yet).
+	win, winAt float64
+	_          [12]byte
 }
 
 // entry is a flow on a link's list: the flow and the hop of its path this link is.
@@ -402,6 +404,7 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	f.gate, f.lastRx, f.markAt = cc.CNPGate{}, 0, 0
 	f.bn, f.bnWait = -1, 0
 	f.cnps = 0
+	f.win, f.winAt = 0, math.NaN()
 	copy(n.arena[f.off:f.off+h], path)
 	copy(n.arena[f.off+h:f.off+h+ah], ack)
 	f.ack = ah

@@ -33,7 +33,7 @@ func (n *Network) demand(id int32, now engine.Time) float64 {
 		return r
 	}
 	rtt := n.roundTripSecs(id, now)
-	w := n.window(id) * 8
+	w := n.window(id, r) * 8
 	f := &n.flows[id]
 	f.stale = false
 	if rtt <= 0 || r <= 0 {

@@ -60,15 +60,24 @@ func (n *Network) windowed() bool { return n.cfg.Window > 0 }
 // (IsWinBound: in flight ≥ window blocks), so with full packets a window of w lets
 // ⌈w/payload⌉ packets be in flight: up to a packet more than w. In wire bytes, with every
 // packet's headers.
-func (n *Network) window(id int32) float64 {
+//
+// r is the flow's congestion-control rate (ccRate). The flow keeps its last window and the rate
+// it was for: windowTarget asks for the windows of every flow on a link each time the link is
+// re-armed, and between two steps of its congestion control a flow's window does not change.
+func (n *Network) window(id int32, r float64) float64 {
+	f := &n.flows[id]
+	if r == f.winAt {
+		return f.win
+	}
 	w := n.cfg.Window
 	if n.cfg.VarWin {
-		w *= n.ccRate(id) / n.flows[id].line
+		w *= r / f.line
 	}
 	if tr := &n.cfg.Transport; tr.Payload > 0 {
 		p := float64(tr.Payload)
 		w = math.Ceil(w/p) * float64(tr.Full())
 	}
+	f.win, f.winAt = w, r
 	return w
 }
 
@@ -282,7 +291,8 @@ func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
 		if f.state != stateSending || e.hop >= f.extent || f.cinj <= 0 {
 			continue
 		}
-		t := wterm{u: min(n.ccRate(e.f), f.lim), w: float64(n.window(e.f) * 8), a: f.rtt0}
+		r := n.ccRate(e.f)
+		t := wterm{u: min(r, f.lim), w: float64(n.window(e.f, r) * 8), a: f.rtt0}
 		su += t.u
 		if r := t.w / (t.a + x0); r < t.u {
 			s0 += r
