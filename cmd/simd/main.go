@@ -36,6 +36,7 @@ import (
 )
 
 func main() {
+	deferFirstCollection()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
