@@ -264,6 +264,11 @@ func (n *Network) armWindow(l int32, now engine.Time) {
 				switch {
 				case slope > 0 && q > lk.qs.q+step:
 					d = ceilPs((q - lk.qs.q) / slope)
+				case slope > 0 && q < lk.qs.q-step:
+					// Past the level already: the target fell below the backlog (the flows'
+					// rates moved) before the queue got there, and flows that had not been held
+					// back look again once it has grown by another packet.
+					d = ceilPs(step / slope)
 				case slope < 0 && q < lk.qs.q-step && q > emptyEps:
 					d = ceilPs((q - lk.qs.q) / slope)
 				}

@@ -237,3 +237,34 @@ func TestWindowReleasedWhenQueueEmpties(t *testing.T) {
 		t.Errorf("A injects %.4g bits/s with the queue gone, want %.4g (its port's rate less the ACKs' room)", got, want)
 	}
 }
+
+// When the level its windows hold a queue at falls below the backlog before the queue gets
+// there, the flows that were not held back yet must look again. Two windowed flows A (host 0)
+// and B (host 1) into host 2 on a star at 400 Gb/s with 1 µs links, no ECN and no PFC: the
+// queue rises toward 2·W − C·a/8 (both window-bound). At 200 KB, host 0 starts two more flows
+// to hosts 3 and 4, so A gets a third of its NIC, C/3, and the level falls to where B's window
+// sends the rest, 8W/(a + 8q/C) = 2C/3: q = 1.5·W − C·a/8 = 148,382 bytes, below the backlog.
+// B's cap dates from the empty queue (W/a > C); without a look it keeps sending at line rate and
+// the queue grows without end.
+func TestWindowLevelFallsBelowTheQueue(t *testing.T) {
+	g := star(t, 5, G400, engine.Microsecond)
+	cfg := windowConfig(236000)
+	cfg.ECN, cfg.PFC = nil, false // the windows alone hold the queue
+	s, n, _, _ := setup(t, g, cfg)
+	n.Start([]int32{0, 5}, []int32{4, 1}, 1<<40, 0) // A: 0 → 2
+	n.Start([]int32{2, 5}, []int32{4, 3}, 1<<40, 1) // B: 1 → 2
+	for step := engine.Time(1); n.Queue(5) < 200e3; step++ {
+		s.RunUntil(step * 10 * engine.Nanosecond)
+		if step > 100000 {
+			t.Fatal("the queue to host 2 never reached 200 KB")
+		}
+	}
+	n.Start([]int32{0, 7}, []int32{6, 1}, 1<<40, 2) // 0 → 3
+	n.Start([]int32{0, 9}, []int32{8, 1}, 1<<40, 3) // 0 → 4
+	s.RunUntil(s.Now() + 100*engine.Microsecond)
+	a := 4e-6 + 2*9052*8/G400 + 2*60*8/G400
+	want := 1.5*27*9052 - G400*a/8
+	if got := n.Queue(5); math.Abs(got-want) > 9052 {
+		t.Errorf("queue to host 2 is %.0f bytes 100 µs later, want %.0f (B's window holding what A's third leaves)", got, want)
+	}
+}
