@@ -16,13 +16,21 @@ func TestLinkFillsWholeCacheLines(t *testing.T) {
 	}
 }
 
-// TestFlowFillsWholeCacheLines keeps flow's size a multiple of 64 bytes and its reaction point
-// at the start of the third line (network.go).
+// TestFlowFillsWholeCacheLines keeps flow's size a multiple of 64 bytes, its reaction point in
+// the third and fourth lines, and its window (window.go) on the line of the reaction point's
+// rate, which windowTarget reads with it for every flow on a link (network.go).
 func TestFlowFillsWholeCacheLines(t *testing.T) {
 	if s := unsafe.Sizeof(flow{}); s%64 != 0 {
 		t.Errorf("flow is %d bytes, not a multiple of 64: regroup its fields", s)
 	}
-	if o := unsafe.Offsetof(flow{}.rp); o != 128 {
-		t.Errorf("flow's reaction point starts at byte %d, want 128", o)
+	rp := unsafe.Offsetof(flow{}.rp)
+	if end := rp + unsafe.Sizeof(flow{}.rp); rp < 128 || end > 256 {
+		t.Errorf("flow's reaction point is at bytes [%d, %d), want it within [128, 256)", rp, end)
+	}
+	rate := rp + unsafe.Sizeof(uintptr(0)) // DCQCN's rate follows its config pointer
+	for _, o := range []uintptr{unsafe.Offsetof(flow{}.win), unsafe.Offsetof(flow{}.winAt)} {
+		if o/64 != rate/64 {
+			t.Errorf("flow's window is at byte %d, not on the line of its rate (byte %d)", o, rate)
+		}
 	}
 }

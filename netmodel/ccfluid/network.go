@@ -74,6 +74,13 @@ type Config struct {
 	// Transport is how flows cross the network as packets and when a flow is done; Start is
 	// given each flow's size with its headers and its last packet's, and its ACKs' route.
 	Transport fluid.Transport
+	// PaceAtOldRate holds a DCQCN rate change back until the packet gap of the rate before it
+	// has passed, as SimAI's ns-3 NIC does (pacing.go); false applies it at once.
+	PaceAtOldRate bool
+	// MarkDepartures draws the flow whose packet a port marks from what the port sends — what
+	// arrived a queue's delay earlier — as ns-3's switches mark at dequeue (departures.go);
+	// false draws it from what arrives now, as a switch that marks at enqueue.
+	MarkDepartures bool
 }
 
 // Stats are the network's counters.
@@ -115,8 +122,8 @@ const (
 // flow is one transfer: its sender's rate (cc), what its NIC injects, and how far along the
 // path its injection reaches (up to the first paused link). The fields are ordered by what is
 // touched together (as link's): what a port's sharing reads and writes — the demand, the
-// injection, the sent timer — in the first two 64-byte lines, the reaction point in the third,
-// the rest after; 384 bytes, so that every flow of the slice starts a cache line.
+// injection, the sent timer — in the first two 64-byte lines, the window and the reaction point
+// from the third, the rest after; 384 bytes, so that every flow of the slice starts a cache line.
 type flow struct {
 	off    int32 // path: arena[off : off+hops], then the ACKs' route: arena[off+hops : off+hops+ack]
 	hops   int32
@@ -139,6 +146,9 @@ type flow struct {
 	line   float64 // line rate: its first link's
 	sendT  engine.Timer
 	sendAt engine.Time // when sendT fires
+	// win is the flow's window (window.go) at congestion-control rate winAt (NaN: none yet),
+	// on the line of the rate it is read with.
+	win, winAt float64
 
 	rp cc.DCQCN
 
@@ -160,9 +170,11 @@ type flow struct {
 	bn                  int32  // the link where the last byte waited longest, -1 when it never waited
 	cnps                uint32 // CNPs that reached the sender while it was sending (monitor.go)
 	marks               uint32 // DCTCP: marked packets in the current round
-	// win is the flow's window (window.go) at congestion-control rate winAt (NaN: none yet).
-	win, winAt float64
-	_          [12]byte
+	hhead, hlen         uint8  // its injection history: newest entry and count (departures.go)
+	// pace is the rate the NIC still paces the flow at until paceAt (0: no change held
+	// back; pacing.go).
+	pace   float64
+	paceAt engine.Time
 }
 
 // entry is a flow on a link's list: the flow and the hop of its path this link is.
@@ -211,7 +223,7 @@ type link struct {
 	mhead  int32
 	inPort int32 // its port number at inSw
 	mk     []marker
-	_      [8]byte // keeps link a whole number of cache lines
+	arrAt  engine.Time // when arr last changed
 
 	// The flows crossing it.
 	on    []entry
@@ -246,11 +258,22 @@ type Network struct {
 	rng  *rand.Rand
 
 	flows []flow
-	free  []int32
-	arena []int32
-	apos  []int32 // position of each hop's entry in its link's list
-	links []link
-	sw    []pfcSwitch
+	// With MarkDepartures (departures.go): the past injections of the flows, in blocks of
+	// histLen (histAt: a flow slot's block + 1, 0 for none yet), chunks of histChunk blocks.
+	departures bool
+	histAt     []int32
+	hist       [][]injSeg
+	histBlocks int32
+	mw         []float64 // markedDeparture's weights, by position in a link's flow list
+	// With MarkDepartures: curveLen points of each link's arrival curve, and where each
+	// link's ring stands (departures.go).
+	curve   []arrPoint
+	curveAt []curveRing
+	free    []int32
+	arena   []int32
+	apos    []int32 // position of each hop's entry in its link's list
+	links   []link
+	sw      []pfcSwitch
 
 	dcqcn map[float64]*cc.DCQCNConfig // per line rate
 	dctcp map[float64]*cc.DCTCPConfig
@@ -339,6 +362,11 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 			return nil, err
 		}
 	}
+	if cfg.MarkDepartures && cfg.ECN != nil {
+		n.departures = true
+		n.curve = make([]arrPoint, nl*curveLen)
+		n.curveAt = make([]curveRing, nl)
+	}
 	if n.mode == ModeDCQCN {
 		n.dcqcnOf = make([]*cc.DCQCNConfig, nl)
 		for l := range n.dcqcnOf {
@@ -405,6 +433,8 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	f.bn, f.bnWait = -1, 0
 	f.cnps = 0
 	f.win, f.winAt = 0, math.NaN()
+	f.pace, f.paceAt = 0, 0
+	f.hhead, f.hlen = 0, 0
 	copy(n.arena[f.off:f.off+h], path)
 	copy(n.arena[f.off+h:f.off+h+ah], ack)
 	f.ack = ah
@@ -581,7 +611,11 @@ func (n *Network) advanceLink(l int32, now engine.Time) {
 func (n *Network) setArrival(l int32, d float64, now engine.Time) {
 	n.advanceLink(l, now)
 	lk := &n.links[l]
+	if n.departures {
+		n.noteArrivals(l, now, lk.arr+d, n.capOf(l))
+	}
 	lk.arr += d
+	lk.arrAt = now
 	if lk.arr < 1e-6*lk.capa {
 		lk.arr = max(lk.arr, 0)
 		if len(lk.on) == 0 {
@@ -617,6 +651,9 @@ func (n *Network) applyFlow(id int32, now engine.Time) {
 				n.feed(l, n.links[n.arena[f.off+k-1]].inPort, nw-old)
 			}
 		}
+	}
+	if n.departures && inj != f.cinj {
+		n.recordInjection(id, f.cinj, now)
 	}
 	f.extent, f.cinj = ext, inj
 	if f.ack > 0 && n.ackShare > 0 && inj > 0 {
@@ -915,9 +952,10 @@ func (n *Network) handle(ev engine.Event) {
 	case evCC:
 		f.ccT = engine.Timer{}
 		if f.state == stateSending {
-			if f.rp.Advance(now) {
+			n.paceDue(id, now)
+			if old := f.rp.Rate(); f.rp.Advance(now) {
 				n.stats.RateChanges++
-				n.flowStale(id)
+				n.rateChanged(id, old, now)
 			}
 			n.armCC(id)
 		}
@@ -930,9 +968,9 @@ func (n *Network) handle(ev engine.Event) {
 		if f.state == stateSending {
 			n.stats.CNPs++
 			f.cnps++
-			if f.rp.OnCNP(now) {
+			if old := f.rp.Rate(); f.rp.OnCNP(now) {
 				n.stats.RateChanges++
-				n.flowStale(id)
+				n.rateChanged(id, old, now)
 			}
 			n.armCC(id)
 		}
@@ -943,6 +981,9 @@ func (n *Network) handle(ev engine.Event) {
 func (n *Network) armCC(id int32) {
 	f := &n.flows[id]
 	next := f.rp.Next()
+	if f.paceAt != 0 {
+		next = min(next, f.paceAt)
+	}
 	d := engine.Never
 	if next != engine.Never {
 		d = max(next-n.s.Now(), 0)
@@ -1156,6 +1197,14 @@ func (n *Network) markedFlow(l int32, now engine.Time) (pick, hop int32) {
 	pkt := float64(n.cfg.Transport.Full() * 8)
 	if n.cfg.Transport.Payload <= 0 {
 		pkt = n.cfg.PacketBytes * 8
+	}
+	if n.departures && lk.qs.q > 0 {
+		// What the port sends now arrived a queue's delay ago (departures.go).
+		if c := n.capOf(l); c > 0 {
+			if then := n.arrivedAt(l, now); then < lk.arrAt {
+				return n.markedDeparture(l, then, c, pkt, now)
+			}
+		}
 	}
 	// hasPacket: the flow has sent a packet since its last mark.
 	hasPacket := func(f *flow) bool {

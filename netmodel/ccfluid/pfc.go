@@ -281,6 +281,9 @@ func (n *Network) applyPause(l int32, pause bool, now engine.Time) {
 		return
 	}
 	n.advanceLink(l, now)
+	if pause && n.departures {
+		n.noteArrivals(l, now, lk.arr, 0) // its queue may start to grow here
+	}
 	lk.paused = pause
 	for _, e := range lk.on {
 		n.applyFlow(e.f, now)

@@ -28,12 +28,12 @@ func (n *Network) ccRate(id int32) float64 {
 // RdmaHw::GetWin). The cap is evaluated whenever the port shares, which window.go arranges
 // whenever a queue the flow depends on reaches the level that matters.
 func (n *Network) demand(id int32, now engine.Time) float64 {
-	r := n.ccRate(id)
+	r := n.sendRate(id)
 	if !n.windowed() {
 		return r
 	}
 	rtt := n.roundTripSecs(id, now)
-	w := n.window(id, r) * 8
+	w := n.window(id, n.ccRate(id)) * 8
 	f := &n.flows[id]
 	f.stale = false
 	if rtt <= 0 || r <= 0 {

@@ -296,8 +296,7 @@ func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
 		if f.state != stateSending || e.hop >= f.extent || f.cinj <= 0 {
 			continue
 		}
-		r := n.ccRate(e.f)
-		t := wterm{u: min(r, f.lim), w: float64(n.window(e.f, r) * 8), a: f.rtt0}
+		t := wterm{u: min(n.sendRate(e.f), f.lim), w: float64(n.window(e.f, n.ccRate(e.f)) * 8), a: f.rtt0}
 		su += t.u
 		if r := t.w / (t.a + x0); r < t.u {
 			s0 += r

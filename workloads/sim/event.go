@@ -115,7 +115,7 @@ func (a *Attachments) simulator(conf *configs.SimAIConf, confPath string, fab *n
 		}
 	}
 	sched := engine.NewScheduler()
-	sim, err := newSimulator(conf, confPath, sched, fab, tally, opt.Seed, opt.AtArrival, obs)
+	sim, err := newSimulator(conf, confPath, sched, fab, tally, opt, obs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -491,14 +491,16 @@ func (b bottleneckTally) FlowBottleneck(run netmodel.RunID, _ ccl.FlowID, link i
 // newSimulator builds the simulator SimAI.conf asks for: ideal max-min sharing when CC_MODE
 // asks for no rate control, the fluid queue model with DCQCN, ECN and PFC for CC_MODE 1; flows
 // are packets of PACKET_PAYLOAD_SIZE with SimAI's headers, done when their last ACK is back (or
-// atArrival, when their last byte arrives). PFC frames go to pfc when it is not nil.
-func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Scheduler, fab *netmodel.Fabric, tally bool, seed uint64, atArrival bool, pfc ccfluid.PFCObserver) (*netmodel.Simulator, error) {
+// opt.AtArrival, when their last byte arrives); with congestion control, a NIC paces a flow
+// and the switches mark as opt says. PFC frames go to pfc when it is not nil.
+func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Scheduler, fab *netmodel.Fabric, tally bool, opt EventOptions, pfc ccfluid.PFCObserver) (*netmodel.Simulator, error) {
 	where := func(key string) string { return confWhere(conf, confPath, key) }
-	cfg, on, err := netmodel.CCConfig(conf, fab, seed)
+	cfg, on, err := netmodel.CCConfig(conf, fab, opt.Seed)
 	if err != nil {
 		return nil, BadInputf("%s: CC_MODE: %v", where("CC_MODE"), err)
 	}
-	tr := netmodel.TransportFor(conf, atArrival)
+	cfg.PaceAtOldRate, cfg.MarkDepartures = !opt.PaceAtOnce, !opt.MarkOnEnqueue
+	tr := netmodel.TransportFor(conf, opt.AtArrival)
 	var sim *netmodel.Simulator
 	if !on {
 		sim = netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally, Transport: tr})

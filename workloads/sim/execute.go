@@ -104,6 +104,8 @@ type EventRequest struct {
 	DispatchModel   moe.DispatchModel // the -moe-* token model
 	Threads         int               // -threads (UseSecondCore)
 	Completion      string            // ack or arrival (-completion; ParseCompletion)
+	Pacing          string            // packet or rate (-pacing; ParsePacing)
+	ECNMarking      string            // dequeue or enqueue (-ecn-marking; ParseECNMarking)
 	QPsPerConn      int               // -qps-per-conn; 0: NCCL_IB_QPS_PER_CONNECTION, else 1
 	Seed            uint64            // -seed
 	MaxEvents       uint64            // -max-events; 0: no limit
@@ -264,6 +266,12 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 	if opt.AtArrival, err = ParseCompletion(e.Completion); err != nil {
 		return opt, err
 	}
+	if opt.PaceAtOnce, err = ParsePacing(e.Pacing); err != nil {
+		return opt, err
+	}
+	if opt.MarkOnEnqueue, err = ParseECNMarking(e.ECNMarking); err != nil {
+		return opt, err
+	}
 	lookup := e.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -284,13 +292,32 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 // ParseCompletion reads -completion: SimAI's "ack" (the default, also "") or "arrival"; it
 // returns EventOptions.AtArrival.
 func ParseCompletion(c string) (atArrival bool, err error) {
-	switch c {
-	case "ack", "":
+	return parseChoice("-completion", c, "ack", "arrival")
+}
+
+// ParsePacing reads -pacing: SimAI's "packet" (the default, also "": a DCQCN rate change takes
+// effect when the packet sent at the old rate has had its gap) or "rate" (at once); it returns
+// EventOptions.PaceAtOnce.
+func ParsePacing(p string) (atOnce bool, err error) {
+	return parseChoice("-pacing", p, "packet", "rate")
+}
+
+// ParseECNMarking reads -ecn-marking: SimAI's "dequeue" (the default, also "": a port marks the
+// packets it sends) or "enqueue" (those that arrive); it returns EventOptions.MarkOnEnqueue.
+func ParseECNMarking(m string) (onEnqueue bool, err error) {
+	return parseChoice("-ecn-marking", m, "dequeue", "enqueue")
+}
+
+// parseChoice reads a flag of two values: SimAI's, def (also ""), gives false, the other, alt,
+// true.
+func parseChoice(flag, v, def, alt string) (bool, error) {
+	switch v {
+	case def, "":
 		return false, nil
-	case "arrival":
+	case alt:
 		return true, nil
 	}
-	return false, BadInputf("-completion %q: expected ack or arrival", c)
+	return false, BadInputf("%s %q: expected %s or %s", flag, v, def, alt)
 }
 
 // UseSecondCore says whether the FCT log is formatted and written on a second core
@@ -347,6 +374,8 @@ type MoERequest struct {
 	Topology   string // the topology file (-n; "": MoETopology's default fabric)
 	Conf       string // SimAI.conf (-c; "": the shipped one)
 	Completion string // ack or arrival (-completion; ParseCompletion)
+	Pacing     string // packet or rate (-pacing; ParsePacing)
+	ECNMarking string // dequeue or enqueue (-ecn-marking; ParseECNMarking)
 	Chunks     int    // pieces each DeepEP transfer is streamed in (-chunks)
 	Threads    int    // -threads (UseSecondCore)
 	Seed       uint64 // -seed
@@ -372,6 +401,14 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	paceAtOnce, err := ParsePacing(r.Pacing)
+	if err != nil {
+		return nil, err
+	}
+	markOnEnqueue, err := ParseECNMarking(r.ECNMarking)
+	if err != nil {
+		return nil, err
+	}
 	var att Attachments
 	var fs *Files
 	if r.Out != "" {
@@ -387,7 +424,7 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	ctx, cancel := WallLimit(ctx, r.MaxWall)
 	defer cancel()
 	res, err := RunMoE(ctx, MoEInputs{Config: r.Config, Iterations: r.Iterations, Kind: r.Kind, Topology: t, TopologyName: r.Topology, Conf: conf, ConfPath: r.Conf, Chunks: r.Chunks},
-		EventOptions{Seed: r.Seed, AtArrival: atArrival, MaxEvents: r.MaxEvents}, att)
+		EventOptions{Seed: r.Seed, AtArrival: atArrival, PaceAtOnce: paceAtOnce, MarkOnEnqueue: markOnEnqueue, MaxEvents: r.MaxEvents}, att)
 	if err != nil {
 		return nil, err
 	}

@@ -74,6 +74,12 @@ type EventOptions struct {
 	// AtArrival completes a flow when its last byte arrives instead of when its last packet's
 	// ACK is back (SimAI's rule).
 	AtArrival bool
+	// PaceAtOnce applies a DCQCN rate change at once instead of after the packet gap of the
+	// rate before it (SimAI's NIC; ParsePacing).
+	PaceAtOnce bool
+	// MarkOnEnqueue makes ports ECN-mark what arrives at them instead of what they send
+	// (SimAI's switches; ParseECNMarking).
+	MarkOnEnqueue bool
 	// MaxEvents stops the run cleanly after that many events (0: no limit); the result is
 	// then incomplete and Result.Stopped is an EventLimitError.
 	MaxEvents uint64
