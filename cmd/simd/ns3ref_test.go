@@ -53,10 +53,12 @@ const (
 var ns3EnvVars = []string{"AS_SEND_LAT", "AS_NVLS_ENABLE", "AS_PXN_ENABLE"}
 
 // ns3Case is one reference run: the folder with case.txt, SimAI.conf,
-// ncclFlowModel_EndToEnd.csv and fct.txt(.gz), and what case.txt says about it.
+// ncclFlowModel_EndToEnd.csv and fct.txt(.gz), and what case.txt says about it. A flow-file case
+// (flows, not workload) has no report: its flows' span stands for the layer.
 type ns3Case struct {
 	name, dir          string
 	workload, topology string            // file names in the workloads and topo folders
+	flows              string            // or a file name in the flows folder
 	env                map[string]string // the environment of the run
 	ns3Wall            float64           // wall-clock seconds of the ns-3 run, −1 if unknown
 }
@@ -72,6 +74,8 @@ func readNS3Case(dir string) (ns3Case, error) {
 		switch key {
 		case "workload":
 			c.workload = strings.TrimSpace(val)
+		case "flows":
+			c.flows = strings.TrimSpace(val)
 		case "topology":
 			c.topology = strings.TrimSpace(val)
 		case "env":
@@ -94,8 +98,8 @@ func readNS3Case(dir string) (ns3Case, error) {
 			c.ns3Wall = s
 		}
 	}
-	if c.workload == "" || c.topology == "" {
-		return c, fmt.Errorf("%s/case.txt: no workload or topology line", dir)
+	if (c.workload == "") == (c.flows == "") || c.topology == "" {
+		return c, fmt.Errorf("%s/case.txt: expected a topology line and a workload or flows line", dir)
 	}
 	return c, nil
 }
@@ -249,6 +253,20 @@ func scoreNS3Layers(refCSV, simdCSV, refFCT string) ns3LayerScore {
 		}
 	}
 	return s
+}
+
+// scoreNS3Span compares the span of simd's flows (last finish − first start) with the
+// reference's, for a flow-file case: the one "layer" such a run has.
+func scoreNS3Span(refFCT, simdFCT string) ns3LayerScore {
+	a, ok, err := ns3FCTSpan(refFCT)
+	if err != nil || !ok || a == 0 {
+		return ns3LayerScore{problem: "ns-3 reference has no flows"}
+	}
+	b, ok, err := ns3FCTSpan(simdFCT)
+	if err != nil || !ok {
+		return ns3LayerScore{problem: fmt.Sprintf("cannot read simd's flows: %v", err)}
+	}
+	return ns3LayerScore{ns3Sum: a, simdSum: b, err: math.Abs(b-a) / a}
 }
 
 // ns3Flow is a flow of an fct.txt: its key (sip, dip, sport, dport and size as written, joined by
@@ -467,8 +485,11 @@ func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
 	}
 	abs := func(p string) string { return mustAbs(t, p) }
 	dir := t.TempDir()
-	args := []string{"-w", abs(filepath.Join(root, "workloads", c.workload)), "-n", abs(filepath.Join(root, "topo", c.topology)),
-		"-c", abs(filepath.Join(c.dir, "SimAI.conf")), "-o", "out", "-quiet"}
+	args := []string{"-w", abs(filepath.Join(root, "workloads", c.workload))}
+	if c.flows != "" {
+		args = []string{"-flows", abs(filepath.Join(root, "flows", c.flows))}
+	}
+	args = append(args, "-n", abs(filepath.Join(root, "topo", c.topology)), "-c", abs(filepath.Join(c.dir, "SimAI.conf")), "-o", "out", "-quiet")
 	start := time.Now()
 	code, _, errOut := runCLI(t, dir, args...)
 	r := ns3Result{c: c, wall: time.Since(start).Seconds()}
@@ -478,12 +499,17 @@ func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
 		return r
 	}
 	out := filepath.Join(dir, "out")
+	refFCT := filepath.Join(c.dir, "fct.txt")
+	if c.flows != "" {
+		r.layers = scoreNS3Span(refFCT, filepath.Join(out, "fct.txt"))
+		r.flows = scoreNS3Flows(refFCT, filepath.Join(out, "fct.txt"))
+		return r
+	}
 	csvs, _ := filepath.Glob(filepath.Join(out, "*EndToEnd.csv"))
 	if len(csvs) == 0 {
 		r.failed = "no EndToEnd.csv"
 		return r
 	}
-	refFCT := filepath.Join(c.dir, "fct.txt")
 	r.layers = scoreNS3Layers(filepath.Join(c.dir, "ncclFlowModel_EndToEnd.csv"), csvs[0], refFCT)
 	r.flows = scoreNS3Flows(refFCT, filepath.Join(out, "fct.txt"))
 	return r
