@@ -12,12 +12,13 @@ import "simd/engine"
 // from what arrives now, a sender cut to a few Gb/s has a packet to mark only every few tens
 // of microseconds and stops at about 1 Gb/s.
 //
-// Each flow keeps its last histLen injections with the time each ended; a port with backlog q
-// draws the marked packet among its flows weighted by what each injected q·8/C ago, and a flow
-// has a packet to mark when its part of what the port sends — C in that proportion — has
-// carried a packet since its last mark. (The delay of the queues before the port is left out:
-// the flow's injection stands for its arrivals.) A flow whose history does not reach that far
-// back counts with its oldest known injection.
+// Each flow keeps its last histLen injections with the time each ended; a port with a backlog
+// finds when the bytes it sends now arrived (its arrival curve, below), draws the marked packet
+// among its flows weighted by what each injected then, and a flow has a packet to mark when its
+// part of what the port sends — C in that proportion — has carried a packet since its last
+// mark. (The delay of the queues before the port is left out: the flow's injection stands for
+// its arrivals.) A flow whose history does not reach that far back counts with its oldest
+// known injection.
 
 // histLen is the injections kept per flow: sixteen changes, at DCQCN's fastest (a cut every
 // RATE_DECREASE_INTERVAL, 4 µs), reach 64 µs back.

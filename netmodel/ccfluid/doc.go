@@ -48,17 +48,22 @@
 // sends with RED's probability of its backlog (cc.ECNMarker). The number of marked packets is
 // its expected value, PACKET_PAYLOAD_SIZE bytes per packet: the integral of
 // rate·p(q(t))/packet, computed exactly over the linear backlog (quadratic where p is linear),
-// so the next mark's time is solved, not polled. Each mark belongs to one of the flows arriving
-// at the port, drawn with probability proportional to its injection from a generator seeded
-// by Config.Seed, among those that have put a packet through the port since their last mark
-// (a switch marks packets, so a flow carries at most one mark per packet: a slow flow into a
-// busy port is not marked, and cut, several times within one of its packet times); the receiver's notification point (cc.CNPGate) turns it into a CNP, which
-// reaches the sender one path delay after the marked packet reached the receiver. Under DCTCP
-// every mark counts towards its flow's round instead.
+// so the next mark's time is solved, not polled. Each mark belongs to one of the flows whose
+// bytes the port sends, drawn with probability proportional to what it injected when they
+// arrived (with Config.MarkDepartures, departures.go: the port's FIFO arrival curve and the
+// flows' past injections; without, its injection now) from a generator seeded by
+// Config.Seed, among those that have put a packet through the port since their last mark (a
+// switch marks packets, so a flow carries at most one mark per packet: a slow flow into a busy
+// port is not marked, and cut, several times within one of its packet times); the receiver's
+// notification point (cc.CNPGate) turns it into a CNP, which reaches the sender one path delay
+// after the marked packet reached the receiver. Under DCTCP every mark counts towards its
+// flow's round instead.
 //
 // DCQCN. The reaction point is driven only by its CNPs and by the timers that can change its
 // rate (cc.DCQCN.Next); α updates between them are folded in when the next one comes, so a
-// flow costs events per rate change, not per ALPHA_RESUME_INTERVAL.
+// flow costs events per rate change, not per ALPHA_RESUME_INTERVAL. With
+// Config.PaceAtOldRate a change reaches the NIC when the packet under way at the old rate has
+// had its gap, as SimAI's NIC paces (pacing.go).
 //
 // PFC. Every packet switch has a shared buffer (cc.SwitchBuffer, BUFFER_SIZE with SimAI's
 // headroom, reserve and dynamic threshold). The ingress occupancy of a port is the part of the
