@@ -371,6 +371,7 @@ func (r *Request) runFlows(ctx context.Context, h Hooks) (Outcome, error) {
 	if res.Stopped != nil {
 		fmt.Fprintf(h.Stdout, "  incomplete: %s\n", res.Note)
 	}
+	LogCounters(h.Log, res.Sim, res.Events)
 	return Outcome{Event: res, Files: files}, Stopped(res.Stopped, res.End, "fct.txt holds the flows that arrived; summary.json is marked incomplete")
 }
 
