@@ -111,10 +111,9 @@ func (n *Network) injectionAt(id int32, t engine.Time) float64 {
 // queue's delay: the flows weighted by what they injected at then, each sending its share of
 // the port's rate c.
 func (n *Network) markedDeparture(l int32, then engine.Time, c, pkt float64, now engine.Time) (pick, hop int32) {
-	lk := &n.links[l]
 	n.mw = n.mw[:0]
 	var total float64
-	for _, e := range lk.on {
+	for _, e := range n.links[l].on {
 		w := n.injectionAt(e.f, then)
 		n.mw = append(n.mw, w)
 		total += w
@@ -122,44 +121,7 @@ func (n *Network) markedDeparture(l int32, then engine.Time, c, pkt float64, now
 	if total <= 0 {
 		return -1, 0
 	}
-	hasPacket := func(f *flow, w float64) bool {
-		return f.markAt == 0 || float64(c*w/total*secs(now-f.markAt)) >= pkt
-	}
-	// draw returns the index in lk.on of a flow drawn by weight among all or those with a packet.
-	draw := func(sum float64, withPacket bool) int {
-		x := n.rng.Float64() * sum
-		pick := -1
-		for i, e := range lk.on {
-			if w := n.mw[i]; w > 0 && (!withPacket || hasPacket(&n.flows[e.f], w)) {
-				pick = i
-				x -= w
-				if x < 0 {
-					break
-				}
-			}
-		}
-		return pick
-	}
-	i := draw(total, false)
-	if i < 0 {
-		return -1, 0
-	}
-	if !hasPacket(&n.flows[lk.on[i].f], n.mw[i]) {
-		// The drawn flow has no packet here yet: draw again among those that have.
-		var sum float64
-		for j, e := range lk.on {
-			if w := n.mw[j]; w > 0 && hasPacket(&n.flows[e.f], w) {
-				sum += w
-			}
-		}
-		if sum <= 0 {
-			return -1, 0
-		}
-		if i = draw(sum, true); i < 0 {
-			return -1, 0
-		}
-	}
-	return lk.on[i].f, lk.on[i].hop
+	return n.drawMarked(l, total, c, pkt, now)
 }
 
 // A link's arrival curve is the bytes that have arrived at it by each time: what it has sent
@@ -204,7 +166,7 @@ func (n *Network) noteArrivals(l int32, now engine.Time, arr, c float64) {
 		p := &pts[r.head]
 		gap := engine.Time(0)
 		if c > 0 {
-			gap = ceilPs(lk.qs.q * 8 / c / 8)
+			gap = ceilPs(lk.qs.q / c) // an eighth of the queue's delay, q·8/c
 		}
 		if now-p.t < gap || now == p.t {
 			return

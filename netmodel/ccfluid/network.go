@@ -1206,40 +1206,69 @@ func (n *Network) markedFlow(l int32, now engine.Time) (pick, hop int32) {
 			}
 		}
 	}
-	// hasPacket: the flow has sent a packet since its last mark.
-	hasPacket := func(f *flow) bool {
-		return f.markAt == 0 || float64(f.cinj*secs(now-f.markAt)) >= pkt
+	n.mw = n.mw[:0]
+	for _, e := range lk.on {
+		w := 0.0
+		if f := &n.flows[e.f]; e.hop < f.extent {
+			w = f.cinj
+		}
+		n.mw = append(n.mw, w)
 	}
-	// draw picks a flow arriving at the link with probability proportional to its arrivals, out
-	// of total, among all of them or only those with a packet there.
-	draw := func(total float64, withPacket bool) (pick, hop int32) {
-		x := n.rng.Float64() * total
-		pick = -1
-		for _, e := range lk.on {
-			if f := &n.flows[e.f]; e.hop < f.extent && f.cinj > 0 && (!withPacket || hasPacket(f)) {
-				pick, hop = e.f, e.hop
-				x -= f.cinj
+	return n.drawMarked(l, lk.arr, 0, pkt, now)
+}
+
+// drawMarked draws the flow whose packet link l marks now among its flows, weighted by n.mw
+// (by position in its flow list; 0: none of the flow's bytes there), out of total, passing
+// over the flows that have no packet there since their last mark (markedFlow). A flow of
+// weight w puts w bits/s through the link, or, with c > 0, its part c·w/total of what the link
+// sends. -1: no flow has a weight, or none has a packet.
+func (n *Network) drawMarked(l int32, total, c, pkt float64, now engine.Time) (pick, hop int32) {
+	lk := &n.links[l]
+	hasPacket := func(f *flow, w float64) bool {
+		if f.markAt == 0 {
+			return true
+		}
+		if c > 0 {
+			w = c * w / total
+		}
+		return float64(w*secs(now-f.markAt)) >= pkt
+	}
+	// draw returns the index in lk.on of a flow drawn by weight, out of sum, among all or only
+	// those with a packet there.
+	draw := func(sum float64, withPacket bool) int {
+		x := n.rng.Float64() * sum
+		pick := -1
+		for i, e := range lk.on {
+			if w := n.mw[i]; w > 0 && (!withPacket || hasPacket(&n.flows[e.f], w)) {
+				pick = i
+				x -= w
 				if x < 0 {
 					break
 				}
 			}
 		}
-		return pick, hop
+		return pick
 	}
-	if pick, hop = draw(lk.arr, false); pick < 0 || hasPacket(&n.flows[pick]) {
-		return pick, hop
-	}
-	// The drawn flow has no packet here yet: draw again among those that have.
-	var sum float64
-	for _, e := range lk.on {
-		if f := &n.flows[e.f]; e.hop < f.extent && f.cinj > 0 && hasPacket(f) {
-			sum += f.cinj
-		}
-	}
-	if sum <= 0 {
+	i := draw(total, false)
+	if i < 0 {
 		return -1, 0
 	}
-	return draw(sum, true)
+	if !hasPacket(&n.flows[lk.on[i].f], n.mw[i]) {
+		// The drawn flow has no packet here yet: draw again among those that have.
+		var sum float64
+		for j, e := range lk.on {
+			if w := n.mw[j]; w > 0 && hasPacket(&n.flows[e.f], w) {
+				sum += w
+			}
+		}
+		if sum <= 0 {
+			return -1, 0
+		}
+		if i = draw(sum, true); i < 0 {
+			return -1, 0
+		}
+	}
+	return lk.on[i].f, lk.on[i].hop
 }
 
 // Tag is the caller's tag of flow f.
