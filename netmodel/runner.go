@@ -271,9 +271,19 @@ type dagRun struct {
 	single    bool // no flow has two parents: release children without counting
 	coll      *ccl.Collective
 	lat       Latency
-	pending   map[ccl.FlowID]int32 // parents arrived so far, for flows with several
+	pending   map[ccl.FlowID]arrivedParents // for flows with several parents
 	remaining int
-	done      func()
+	// end is the latest arrival of its flows so far: the network reports arrivals in the order
+	// the flows are sent, and a flow sent later may arrive earlier (a shorter path or tail).
+	end  engine.Time
+	done func()
+}
+
+// arrivedParents is how many of a flow's parents have arrived, and the latest arrival among
+// them: the flow is released from that, not from the last one reported.
+type arrivedParents struct {
+	n  int32
+	at engine.Time
 }
 
 // NewSimulator builds the network over fab's graph; flows are scheduled on s.
@@ -735,20 +745,25 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 		m.parents = r.dag.Parents(c, m.parents[:0])
 		if np := len(m.parents); np > 1 {
 			if r.pending == nil {
-				r.pending = map[ccl.FlowID]int32{}
+				r.pending = map[ccl.FlowID]arrivedParents{}
 			}
-			got := r.pending[c] + 1
-			if got < int32(np) {
+			got := r.pending[c]
+			got.n++
+			got.at = max(got.at, now)
+			if got.n < int32(np) {
 				r.pending[c] = got
 				continue
 			}
 			delete(r.pending, c)
+			m.release(id, c, got.at)
+			continue
 		}
 		m.release(id, c, now)
 	}
+	r.end = max(r.end, now)
 	r.remaining--
 	if r.remaining == 0 {
-		m.finishRun(id, now)
+		m.finishRun(id, r.end)
 	}
 }
 

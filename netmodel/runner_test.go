@@ -236,3 +236,72 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// The ideal model reports a flow's arrival when it is sent, so a flow sent later may be
+// reported after one that arrives later than it: a collective ends at its latest arrival, and
+// a flow with several parents starts from the latest of theirs, whatever the order of the
+// reports. On the 16-GPU Spectrum-X fabric, flows without parents start after the send
+// latency L: A, 8 KiB from GPU 0 to GPU 9 across the fabric (four 400 Gb/s links of 500 ns), is
+// sent 8,192·8/C = 163.84 ns later and arrives 2 µs after that; B, 512 KiB from GPU 0 to GPU 1
+// through the NVSwitch (2,880 Gb/s, two links of 25 ns), is sent at L + 1,456.36 ns and arrives
+// 50 ns later, before A. Alone, A and B end at A's arrival. C, 8 KiB from GPU 0 to GPU 2 with
+// parents A and B, starts L after A arrives and ends the collective.
+func TestRunEndsAtItsLatestArrival(t *testing.T) {
+	fab := spectrumX16(t, 8)
+	lat := Latency{Intra: 6 * engine.Microsecond, Inter: 6 * engine.Microsecond}
+	arrA := lat.Inter + psOf(8192*8/400e9) + 2000*engine.Nanosecond
+	arrB := lat.Intra + psOf(512*1024*8/2880e9) + 50*engine.Nanosecond
+	startC := arrA + lat.Intra
+	arrC := startC + psOf(8192*8/2880e9) + 50*engine.Nanosecond
+	for _, tc := range []struct {
+		name   string
+		withC  bool
+		end    engine.Time
+		startC engine.Time
+	}{
+		{"A and B", false, arrA, 0},
+		{"A and B, then C", true, arrC, startC},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			coll := ccl.Collective{Op: ccl.OpAllToAll, Ranks: ranks(16), GPUsPerServer: 8, TotalGPUs: 16, Bytes: 1 << 20, Pieces: 256}
+			b := ccl.NewDAGBuilder(coll)
+			a := b.Add(ccl.Flow{Src: 0, Dst: 9, Bytes: 8 << 10})
+			bb := b.Add(ccl.Flow{Src: 0, Dst: 1, Bytes: 512 << 10})
+			if tc.withC {
+				b.Add(ccl.Flow{Src: 0, Dst: 2, Bytes: 8 << 10}, a, bb)
+			}
+			d, err := b.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := engine.NewScheduler()
+			sim := NewSimulator(s, fab, Options{})
+			var recs []FlowRecord
+			sim.Observe(recorder{&recs})
+			var end engine.Time = -1
+			sim.Run(d, lat, func() { end = s.Now() })
+			s.Run()
+			if err := sim.Err(); err != nil {
+				t.Fatal(err)
+			}
+			got := map[ccl.FlowID]FlowRecord{}
+			for _, r := range recs {
+				got[r.Flow] = r
+			}
+			if at := got[a].Arrived; !near(at, arrA, engine.Nanosecond) {
+				t.Errorf("A arrived at %v, want %v", at, arrA)
+			}
+			if at := got[bb].Arrived; !near(at, arrB, engine.Nanosecond) || at >= got[a].Arrived {
+				t.Errorf("B arrived at %v, want %v, before A", at, arrB)
+			}
+			if tc.withC {
+				if st := got[2].Start; !near(st, tc.startC, engine.Nanosecond) {
+					t.Errorf("C started at %v, want %v: the send latency after A, its last parent to arrive", st, tc.startC)
+				}
+			}
+			if !near(end, tc.end, engine.Nanosecond) {
+				t.Errorf("the collective ended at %v, want %v", end, tc.end)
+			}
+		})
+	}
+}
