@@ -56,6 +56,7 @@ type options struct {
 	threads       int
 	completion    string
 	pacing        string
+	firstWindow   string
 	ecnMarking    string
 	qpsPerConn    int // 0: not given (NCCL_IB_QPS_PER_CONNECTION, else 1)
 	// Limits (guard.go, memory.go).
@@ -106,7 +107,7 @@ type group struct {
 func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
 	*o = options{mode: "event", outDir: "results", ppo: 1, logLevel: "info", lang: "en", algoPolicy: "simccl", sendLatNs: -1,
-		epDispatch: "nccl", completion: "ack", pacing: "packet", ecnMarking: "dequeue", moeModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1},
+		epDispatch: "nccl", completion: "ack", pacing: "packet", ecnMarking: "dequeue", firstWindow: "burst", moeModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1},
 		nvls: os.Getenv("AS_NVLS_ENABLE") == "1", pxn: os.Getenv("AS_PXN_ENABLE") == "1"}
 	str := func(p *string) func(string, string) {
 		return func(n, u string) { fs.StringVar(p, n, *p, u) }
@@ -189,6 +190,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 					})
 				}},
 			{[]string{"completion"}, "RULE", "when a flow is done, and its receiver may go on: ack (SimAI's ns-3: the sender has the ACK of its last packet, and the receiving rank is told then) or arrival (its last byte reaches the receiver)", "ack", str(&o.completion)},
+			{[]string{"first-window"}, "RULE", "how a windowed flow (HAS_WIN) starts: burst (SimAI's ns-3: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)", "burst", str(&o.firstWindow)},
 			{[]string{"pacing"}, "RULE", "when a DCQCN rate change takes effect: packet (SimAI's ns-3: once the packet sent at the old rate has had its gap, up to 724 µs at MIN_RATE) or rate (at once)", "packet", str(&o.pacing)},
 			{[]string{"ecn-marking"}, "RULE", "which packets a congested port ECN-marks: dequeue (SimAI's ns-3: those it sends, which arrived a queue's delay earlier) or enqueue (those arriving now)", "dequeue", str(&o.ecnMarking)},
 			{[]string{"qps-per-conn"}, "N", "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", "NCCL_IB_QPS_PER_CONNECTION, else 1",
@@ -321,7 +323,7 @@ func (o *options) request() sim.Request {
 		Chart: o.visual != 0, Lang: o.lang, Links: o.plot || o.report, Timeline: o.trace, TimelineAllRanks: o.traceAllRanks,
 		Event: sim.EventRequest{NVLS: o.nvls, PXN: o.pxn, PXNVariant: o.pxnVariant, AlgoPolicy: o.algoPolicy, AlgoPolicyGiven: o.set["algo-policy"],
 			ForceAlgo: o.forceAlgo, SendLatencyNs: o.sendLatNs, Chunks: o.chunks, EPDispatch: o.epDispatch, DispatchModel: o.moeModel,
-			Threads: o.threads, Completion: o.completion, Pacing: o.pacing, ECNMarking: o.ecnMarking, QPsPerConn: o.qpsPerConn, Seed: o.seed,
+			Threads: o.threads, Completion: o.completion, Pacing: o.pacing, ECNMarking: o.ecnMarking, FirstWindow: o.firstWindow, QPsPerConn: o.qpsPerConn, Seed: o.seed,
 			MaxEvents: o.maxEvents, MaxWall: o.maxWall, MaxMemory: o.maxMemory}}
 	c := &r.Cluster
 	if o.set["g"] {

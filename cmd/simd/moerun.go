@@ -28,6 +28,7 @@ type moeRunOptions struct {
 	seed                  uint64
 	completion            string
 	pacing, ecnMarking    string
+	firstWindow           string
 	chunks                int
 	threads               int
 	trace                 string
@@ -47,6 +48,7 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
 	fs.Uint64Var(&o.seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
 	fs.StringVar(&o.completion, "completion", "ack", "event mode: when a transfer is done, `RULE` ack (SimAI's: the sender has the ACK of its last packet) or arrival (its last byte reaches the receiver)")
+	fs.StringVar(&o.firstWindow, "first-window", "burst", "event mode: how a windowed flow starts, `RULE` burst (SimAI's: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)")
 	fs.StringVar(&o.pacing, "pacing", "packet", "event mode: when a DCQCN rate change takes effect, `RULE` packet (SimAI's: after the gap of the packet sent at the old rate) or rate (at once)")
 	fs.StringVar(&o.ecnMarking, "ecn-marking", "dequeue", "event mode: which packets a congested port marks, `RULE` dequeue (SimAI's: those it sends) or enqueue (those arriving)")
 	fs.IntVar(&o.threads, "threads", 0, "event mode: `N` = 2 formats and writes fct.txt on a second core, 1 keeps everything on one (0: 2 when Go may use two cores)")
@@ -149,7 +151,7 @@ func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
 		}
 		ctx, release := signalContext(context.Background())
 		st, err := sim.ExecuteMoE(ctx, sim.MoERequest{Config: &cfg, Iterations: iters, Kind: kind, Workload: o.dir, Topology: o.topology,
-			Conf: o.conf, Completion: o.completion, Pacing: o.pacing, ECNMarking: o.ecnMarking, Chunks: o.chunks, Threads: o.threads, Seed: o.seed,
+			Conf: o.conf, Completion: o.completion, Pacing: o.pacing, ECNMarking: o.ecnMarking, FirstWindow: o.firstWindow, Chunks: o.chunks, Threads: o.threads, Seed: o.seed,
 			MaxEvents: o.maxEvents, MaxWall: o.maxWall, Out: o.out, Timeline: o.trace})
 		release()
 		if err != nil {

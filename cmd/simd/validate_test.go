@@ -66,6 +66,10 @@ func TestStructuralValidation(t *testing.T) {
 			"simd: switch_flow.txt:2: src: node 4 is a network switch of good_topo: a flow goes between GPUs or NVSwitches"},
 		{"negative flow size", []string{"-flows", "neg_flow.txt", "-n", "good_topo"},
 			`simd: neg_flow.txt:2: size: "-4096" is not a byte count from 1 to 4503599627370496`},
+		{"unknown first-window rule", []string{"-w", "micro.txt", "-n", "good_topo", "-first-window", "slow"},
+			`simd: -first-window "slow": expected burst or cap`},
+		{"unknown pacing rule", []string{"-w", "micro.txt", "-n", "good_topo", "-pacing", "burst"},
+			`simd: -pacing "burst": expected packet or rate`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -81,6 +81,10 @@ type Config struct {
 	// arrived a queue's delay earlier — as ns-3's switches mark at dequeue (departures.go);
 	// false draws it from what arrives now, as a switch that marks at enqueue.
 	MarkDepartures bool
+	// FirstWindowBurst sends a windowed flow's first window at its rate before any ACK, then
+	// waits for the first ACK, as ns-3's queue pairs do (opening.go); false caps the flow at
+	// window/RTT from its start.
+	FirstWindowBurst bool
 }
 
 // Stats are the network's counters.
@@ -111,6 +115,7 @@ const (
 	evRound // the end of a DCTCP or HPCC round of a flow
 	evInstant
 	evWindow // a queue reached the level its windowed flows settle it at (window.go)
+	evOpen   // a flow's first window is out, or its first ACK back (opening.go)
 )
 
 const (
@@ -132,11 +137,14 @@ type flow struct {
 	gen    uint32
 	room   int32
 	state  uint8
-	stale  bool        // dem must be computed again: its rate or its round trip moved
-	rem    float64     // bytes left to inject, at time at
-	at     engine.Time //
-	inj    float64     // bits/s the NIC injects now
-	cinj   float64     // the injection the links' arrival sums hold for this flow
+	stale  bool // dem must be computed again: its rate or its round trip moved
+	// opening: its first round trip is not over (opening.go; Network.open holds the rest);
+	// openShort: its window can be out before its first ACK.
+	opening, openShort bool
+	rem                float64     // bytes left to inject, at time at
+	at                 engine.Time //
+	inj                float64     // bits/s the NIC injects now
+	cinj               float64     // the injection the links' arrival sums hold for this flow
 
 	dem    float64 // its last demand (rounds.go), bits/s
 	slack  float64 // at its last demand: how much longer its round trip could be before its window held it back, seconds (≤ 0: it does)
@@ -283,6 +291,7 @@ type Network struct {
 	dctcpRP []cc.DCTCP
 	hpccRP  []cc.HPCC
 	hpccTx  []hpccPrev
+	open    []openState   // per flow slot, with FirstWindowBurst (opening.go)
 	hops    []cc.HopState // scratch
 
 	dirtyLinks []int32
@@ -481,6 +490,7 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 		n.hpccTx[id] = hpccPrev{}
 		n.armRound(id)
 	}
+	n.beginOpening(id, now)
 	f.extent = n.extentOf(f)
 	n.links[first].src = append(n.links[first].src, id)
 	n.nicDirty(first)
@@ -713,6 +723,9 @@ func (n *Network) setInjection(id int32, inj float64, now engine.Time) {
 	f.sendAt = engine.Never
 	if d != engine.Never {
 		f.sendAt = now + d
+	}
+	if f.opening {
+		n.armOpening(id, now)
 	}
 	n.applyFlow(id, now)
 }
@@ -959,6 +972,8 @@ func (n *Network) handle(ev engine.Event) {
 			}
 			n.armCC(id)
 		}
+	case evOpen:
+		n.openingDue(id, now)
 	case evRound:
 		f.roundT = engine.Timer{}
 		if f.state == stateSending {
@@ -1010,6 +1025,7 @@ func (n *Network) sent(id int32, now engine.Time) {
 	n.s.Cancel(f.ccT)
 	n.s.Cancel(f.roundT)
 	f.ccT, f.roundT = engine.Timer{}, engine.Timer{}
+	n.endOpening(id)
 	first := n.arena[f.off]
 	src := n.links[first].src
 	if i := slices.Index(src, id); i >= 0 {

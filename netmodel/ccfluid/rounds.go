@@ -36,6 +36,11 @@ func (n *Network) demand(id int32, now engine.Time) float64 {
 	w := n.window(id, n.ccRate(id)) * 8
 	f := &n.flows[id]
 	f.stale = false
+	if f.opening {
+		if d, ok := n.openingDemand(id, r, w, now); ok {
+			return d
+		}
+	}
 	if rtt <= 0 || r <= 0 {
 		f.slack, f.dem = math.Inf(1), r
 		return r

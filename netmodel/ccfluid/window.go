@@ -297,6 +297,9 @@ func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
 			continue
 		}
 		t := wterm{u: min(n.sendRate(e.f), f.lim), w: float64(n.window(e.f, n.ccRate(e.f)) * 8), a: f.rtt0}
+		if f.opening {
+			t.w = math.Inf(1) // its first round trip: no ACK to wait for yet (opening.go)
+		}
 		su += t.u
 		if r := t.w / (t.a + x0); r < t.u {
 			s0 += r

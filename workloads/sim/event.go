@@ -500,6 +500,7 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 		return nil, BadInputf("%s: CC_MODE: %v", where("CC_MODE"), err)
 	}
 	cfg.PaceAtOldRate, cfg.MarkDepartures = !opt.PaceAtOnce, !opt.MarkOnEnqueue
+	cfg.FirstWindowBurst = !opt.WindowCapFromStart
 	tr := netmodel.TransportFor(conf, opt.AtArrival)
 	var sim *netmodel.Simulator
 	if !on {

@@ -106,6 +106,7 @@ type EventRequest struct {
 	Completion      string            // ack or arrival (-completion; ParseCompletion)
 	Pacing          string            // packet or rate (-pacing; ParsePacing)
 	ECNMarking      string            // dequeue or enqueue (-ecn-marking; ParseECNMarking)
+	FirstWindow     string            // burst or cap (-first-window; ParseFirstWindow)
 	QPsPerConn      int               // -qps-per-conn; 0: NCCL_IB_QPS_PER_CONNECTION, else 1
 	Seed            uint64            // -seed
 	MaxEvents       uint64            // -max-events; 0: no limit
@@ -272,6 +273,9 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 	if opt.MarkOnEnqueue, err = ParseECNMarking(e.ECNMarking); err != nil {
 		return opt, err
 	}
+	if opt.WindowCapFromStart, err = ParseFirstWindow(e.FirstWindow); err != nil {
+		return opt, err
+	}
 	lookup := e.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -306,6 +310,13 @@ func ParsePacing(p string) (atOnce bool, err error) {
 // packets it sends) or "enqueue" (those that arrive); it returns EventOptions.MarkOnEnqueue.
 func ParseECNMarking(m string) (onEnqueue bool, err error) {
 	return parseChoice("-ecn-marking", m, "dequeue", "enqueue")
+}
+
+// ParseFirstWindow reads -first-window: SimAI's "burst" (the default, also "": a windowed flow
+// sends its first window at its rate, then waits for its first ACK) or "cap" (at most a window
+// per round trip from its start); it returns EventOptions.WindowCapFromStart.
+func ParseFirstWindow(w string) (capFromStart bool, err error) {
+	return parseChoice("-first-window", w, "burst", "cap")
 }
 
 // parseChoice reads a flag of two values: SimAI's, def (also ""), gives false, the other, alt,
@@ -376,13 +387,15 @@ type MoERequest struct {
 	Completion string // ack or arrival (-completion; ParseCompletion)
 	Pacing     string // packet or rate (-pacing; ParsePacing)
 	ECNMarking string // dequeue or enqueue (-ecn-marking; ParseECNMarking)
-	Chunks     int    // pieces each DeepEP transfer is streamed in (-chunks)
-	Threads    int    // -threads (UseSecondCore)
-	Seed       uint64 // -seed
-	MaxEvents  uint64 // -max-events; 0: no limit
-	MaxWall    time.Duration
-	Out        string // folder of fct.txt (-o); "": none
-	Timeline   string // the Chrome trace to write (-trace); "": none
+	// FirstWindow is burst or cap (-first-window; ParseFirstWindow).
+	FirstWindow string
+	Chunks      int    // pieces each DeepEP transfer is streamed in (-chunks)
+	Threads     int    // -threads (UseSecondCore)
+	Seed        uint64 // -seed
+	MaxEvents   uint64 // -max-events; 0: no limit
+	MaxWall     time.Duration
+	Out         string // folder of fct.txt (-o); "": none
+	Timeline    string // the Chrome trace to write (-trace); "": none
 }
 
 // ExecuteMoE runs r (RunMoE on MoETopology's fabric) with its files attached and commits them;
@@ -409,6 +422,10 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	capFromStart, err := ParseFirstWindow(r.FirstWindow)
+	if err != nil {
+		return nil, err
+	}
 	var att Attachments
 	var fs *Files
 	if r.Out != "" {
@@ -424,7 +441,7 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	ctx, cancel := WallLimit(ctx, r.MaxWall)
 	defer cancel()
 	res, err := RunMoE(ctx, MoEInputs{Config: r.Config, Iterations: r.Iterations, Kind: r.Kind, Topology: t, TopologyName: r.Topology, Conf: conf, ConfPath: r.Conf, Chunks: r.Chunks},
-		EventOptions{Seed: r.Seed, AtArrival: atArrival, PaceAtOnce: paceAtOnce, MarkOnEnqueue: markOnEnqueue, MaxEvents: r.MaxEvents}, att)
+		EventOptions{Seed: r.Seed, AtArrival: atArrival, PaceAtOnce: paceAtOnce, MarkOnEnqueue: markOnEnqueue, WindowCapFromStart: capFromStart, MaxEvents: r.MaxEvents}, att)
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,9 @@ type EventOptions struct {
 	// MarkOnEnqueue makes ports ECN-mark what arrives at them instead of what they send
 	// (SimAI's switches; ParseECNMarking).
 	MarkOnEnqueue bool
+	// WindowCapFromStart caps a windowed flow at window/RTT from its start instead of sending
+	// its first window at its rate before any ACK (SimAI's NIC; ParseFirstWindow).
+	WindowCapFromStart bool
 	// MaxEvents stops the run cleanly after that many events (0: no limit); the result is
 	// then incomplete and Result.Stopped is an EventLimitError.
 	MaxEvents uint64
