@@ -237,7 +237,7 @@ func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sw
 		fmt.Fprintf(stdout, "simd topo %s\n", strings.Join(targs, " "))
 		c, err := parseTopoFlags(targs) // checked by plan
 		if err == nil {
-			_, err = generateTopology(c.gen, c.outDir, stdout, stderr)
+			_, err = c.gen.GenerateFile(c.outDir, stdout, stderr)
 		}
 		if err != nil {
 			m.Args = append([]string{"topo"}, targs...)

@@ -14,8 +14,8 @@ import (
 // simd topo writes a SimAI topology file the way SimAI's gen_Topo_Template.py does: the same
 // flags with the same defaults and template overrides, the same file name and bytes, the same
 // console lines; plus simd's additions (multi-pod, oversubscription, meshed servers), which are
-// off by default. The generator itself lives in package topo; this file is only its command
-// line.
+// off by default. The generator itself, with the file it writes and the lines it prints
+// (GeneratorOptions.GenerateFile), lives in package topo; this file is only its command line.
 
 // topoCommand is a parsed simd topo command line.
 type topoCommand struct {
@@ -178,7 +178,7 @@ func runTopo(args []string, stdout, stderr io.Writer) int {
 		if c.info.file != "" {
 			err = c.info.run(stdout)
 		} else {
-			_, err = generateTopology(c.gen, c.outDir, stdout, stderr)
+			_, err = c.gen.GenerateFile(c.outDir, stdout, stderr)
 		}
 	}
 	return topoStatus(err, c == nil, stderr)
@@ -196,28 +196,6 @@ func topoStatus(err error, unparsed bool, stderr io.Writer) int {
 		return exitBadInput
 	}
 	return exitFailure
-}
-
-// generateTopology builds the topology opt describes (topo.GeneratorOptions.Generate), writes
-// it into the folder dir under the generator's name (topo.Generated.WriteFile), and prints the
-// generator's warning and console lines; it returns the file's path. Nothing is written when
-// the generator refuses the options.
-func generateTopology(opt topo.GeneratorOptions, dir string, stdout, stderr io.Writer) (string, error) {
-	g, err := opt.Generate()
-	if err != nil {
-		return "", badInput(err)
-	}
-	if g.Warning != "" {
-		fmt.Fprintf(stderr, "simd topo: warning: %s\n", g.Warning)
-	}
-	path, err := g.WriteFile(dir)
-	if err != nil {
-		return "", err
-	}
-	lines := g.Console()
-	lines[len(lines)-1] = path
-	_, err = fmt.Fprintln(stdout, strings.Join(lines, "\n"))
-	return path, err
 }
 
 // topoHelpText is simd topo -h: every flag with its aliases, meaning and default.
