@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"simd/topo"
+	"simd/topo/route"
 	"simd/workloads/sim"
 )
 
@@ -21,8 +22,8 @@ import (
 type topoCommand struct {
 	gen    topo.GeneratorOptions // the template's defaults with the given flags applied
 	outDir string
-	info   topoInfoRequest // set when -info asks to describe an existing file instead
-	given  []string        // the flags given, by canonical name
+	info   route.Info // set when -info asks to describe an existing file instead
+	given  []string   // the flags given, by canonical name
 }
 
 // topoRaw holds the values of simd topo's flags: the generator's options, one field per flag
@@ -175,8 +176,8 @@ func runTopo(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err == nil {
-		if c.info.file != "" {
-			err = c.info.run(stdout)
+		if c.info.File != "" {
+			err = c.info.WriteText(stdout)
 		} else {
 			_, err = c.gen.GenerateFile(c.outDir, stdout, stderr)
 		}
