@@ -112,7 +112,7 @@ func execute(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 		if f.Job {
 			notes = io.Discard // a job's folder has no network files: they are the shared run's
 		}
-		if err := afterRun(o, f.Dir, f.Prefix, stdout, notes); err != nil {
+		if err := afterRun(o, f, stdout, notes); err != nil {
 			return err
 		}
 	}

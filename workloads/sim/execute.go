@@ -167,6 +167,13 @@ type Folder struct {
 	Job bool
 }
 
+// Files is where the folder's files are: the folder that holds them and the prefix of their
+// names, with the sub-folder a prefix such as "a/b_" names moved into the folder ("DIR/a", "b_").
+func (f Folder) Files() (dir, prefix string) {
+	dir, prefix = filepath.Split(filepath.Join(f.Dir, f.Prefix+"x"))
+	return filepath.Clean(dir), strings.TrimSuffix(prefix, "x") // "." for an empty folder
+}
+
 // DefaultExample is the shipped workload a Request without a workload runs.
 const DefaultExample = "microAllReduce.txt"
 
