@@ -53,12 +53,7 @@ func folderArgs(cmd, usage string, args []string, stdout, stderr io.Writer) (dir
 	fs.SetOutput(io.Discard)
 	o := fs.String("o", "", "")
 	r := fs.String("r", "", "")
-	var dirs []string
-	err := fs.Parse(args)
-	for err == nil && fs.NArg() > 0 {
-		dirs = append(dirs, fs.Arg(0))
-		err = fs.Parse(fs.Args()[1:])
-	}
+	dirs, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
 		return "", "", "", exitOK, false
