@@ -18,7 +18,7 @@
 //
 // Every node id that line 2 does not list is a GPU. Rates are ns-3 DataRate strings
 // ("400Gbps"), delays ns-3 Time strings ("0.0005ms"), and the error rate is a packet loss
-// probability in [0,1]. Parse reads such a file and reports every bad input as a *lex.Error
+// probability in [0,1]. Parse reads such a file (ReadFile a file by its path) and reports every bad input as a *lex.Error
 // naming the file, the line and the field; Write writes a Topology back in exactly the layout
 // the generator uses, so a generated file survives Parse and Write byte for byte.
 //
@@ -40,7 +40,8 @@
 // the template, picks the wiring, and returns the topology with the generator's file name, its
 // console lines and a warning when a given -asn differs from the ASW count the fabric needs, or the error the generator would raise — refusing, before
 // anything is written, what it would choke on. For the generator's flags the result is the
-// generator's file byte for byte; `simd topo` is this on the command line. DefaultFabric is the
+// generator's file byte for byte; GenerateFile writes it into a folder and prints the console
+// lines, as `simd topo` (this on the command line) and simd sweep's generated topologies do. DefaultFabric is the
 // topology simd uses when the user gives none.
 //
 // Extensions, off by default so that SimAI's files stay identical, go beyond the generator:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 
 	"simd/configs/lex"
@@ -18,6 +19,22 @@ const headerHelp = "node_num gpus_per_server nvswitch_num switch_num link_num gp
 
 // maxInterned bounds the table of distinct link field texts Parse shares between links.
 const maxInterned = 1 << 12
+
+// ReadFile reads the SimAI topology file at path (Parse); flag names the option that gave the
+// path when the file cannot be opened, as in "-n: open x: no such file or directory". Every
+// error is an input error: a lex.InputError, or Parse's *lex.Error.
+func ReadFile(path, flag string) (*Topology, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, lex.BadInputf("%s: %v", flag, err)
+	}
+	defer f.Close()
+	t, err := Parse(f, path)
+	if err != nil {
+		return nil, lex.BadInput(err)
+	}
+	return t, nil
+}
 
 // Parse reads a SimAI topology file from r; file names it in errors. Bad input is reported as a
 // *lex.Error naming the file, the line of the offending token (of the last token, when the file

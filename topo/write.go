@@ -2,12 +2,15 @@ package topo
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"simd/configs/atomicfile"
+	"simd/configs/lex"
 )
 
 // Write writes t as a SimAI topology file in the generator's exact layout: fields separated by
@@ -95,4 +98,29 @@ func (t *Topology) Write(w io.Writer) error {
 func (g *Generated) WriteFile(dir string) (string, error) {
 	path := filepath.Join(dir, g.FileName)
 	return path, atomicfile.Write(path, func(f *os.File) error { return g.Topology.Write(f) })
+}
+
+// GenerateFile builds the topology o describes (Generate), writes it into the folder dir under
+// the generator's name (Generated.WriteFile), and prints what simd topo prints: the warning
+// about -asn on stderr, then the generator's console lines on stdout, the last one the file's
+// path. It returns that path. Nothing is written when the generator refuses the options; the
+// error is then an input error (lex.InputError). It lives here, beside the generator, because
+// simd topo and each generated topology of simd sweep's runs (package workloads/sweep) make
+// their file and console the same way.
+func (o GeneratorOptions) GenerateFile(dir string, stdout, stderr io.Writer) (string, error) {
+	g, err := o.Generate()
+	if err != nil {
+		return "", lex.BadInput(err)
+	}
+	if g.Warning != "" {
+		fmt.Fprintf(stderr, "simd topo: warning: %s\n", g.Warning)
+	}
+	path, err := g.WriteFile(dir)
+	if err != nil {
+		return "", err
+	}
+	lines := g.Console()
+	lines[len(lines)-1] = path
+	_, err = fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+	return path, err
 }

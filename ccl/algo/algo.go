@@ -3,7 +3,9 @@
 // rule (the default, so that simd's flows are SimAI's), NCCL's tuning model, or an algorithm
 // forced per group kind. FootprintOf and Selector.Footprint count the flows a DAG would hold
 // (all of them, those released at once, those kept in memory, and a bound of those in flight)
-// without generating it, so that a run too large for the machine can be refused up front.
+// without generating it, so that a run too large for the machine can be refused up front. A
+// Study is one collective's DAG with its size, closed-form time and proof of correctness, and
+// StudyRequest builds one from simd dag's flags' values.
 //
 // Environment variables read (ccl-facts.md §1.5, simai-formats.md §1.4): AS_NVLS_ENABLE=1
 // enables NVLS for TP all-reduces on H100/H800/H20 with at least 8 ranks; AS_PXN_ENABLE=1

@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"simd/ccl"
+	"simd/configs/lex"
+	"simd/configs/units"
 )
 
 // Study is one collective decomposed into its flow DAG by one algorithm, as simd dag shows it:
@@ -101,4 +103,103 @@ func (s *Study) Check(w io.Writer) error {
 	}
 	_, err := fmt.Fprintln(w, "check: ok (every rank ends with what the collective promises; no flow is sent before its parents arrive; no byte is invented, lost or sent twice)")
 	return err
+}
+
+// StudyRequest is simd dag's question as values, with its flags' values as they were given: a
+// collective on a group of ranks, the algorithm (or auto: the selector's choice) and the machine
+// its closed-form time is priced on. Run answers it. It lives here, with the Study it builds and
+// the Selector it asks, so that simd dag keeps only its flags; like sim.Request it mirrors the
+// command line, and its errors name the flags that gave the values.
+type StudyRequest struct {
+	Op            string  // allreduce, allgather, reducescatter or alltoall (-op)
+	Algorithm     string  // a Name, or auto (-algo)
+	Size          string  // bytes of the whole buffer, with an optional unit (-size; units.ParseBytes)
+	Ranks         int     // ranks of the group, GPUs 0 to Ranks-1 (-n)
+	GPUsPerServer int     // -gps
+	Params        Params  // -chunks, -pxn-variant (also the selector's PXNVariant)
+	Machine       Machine // -nvbw, -bw, -alpha; Mesh comes from Fabric
+	Fabric        string  // how a server's GPUs are wired: switch or mesh (-fabric)
+	Check         bool    // prove the DAG correct (-check)
+	// With auto, what the selector looks at: -policy, -group, -gpu, -force (ParseForce), -nvls
+	// and -pxn.
+	Policy, Group, GPUType, Force string
+	NVLS, PXN                     bool
+}
+
+// Run builds the Study r asks for and writes it on w: with auto, the selector's choice and its
+// reason first; then the DAG (Study.WriteText), its closed-form time (Study.WriteTime) and, with
+// Check, the proof (Study.Check). It returns the study, for what else the caller writes. The
+// request's mistakes are input errors (lex.InputError).
+func (r StudyRequest) Run(w io.Writer) (*Study, error) {
+	op, ok := ccl.ParseOp(r.Op)
+	if !ok {
+		return nil, lex.BadInputf("-op %q: expected allreduce, allgather, reducescatter or alltoall", r.Op)
+	}
+	bytes, err := units.ParseBytes(r.Size)
+	if err != nil {
+		return nil, lex.BadInputf("-size %q: %v", r.Size, err)
+	}
+	m := r.Machine
+	switch {
+	case r.Ranks < 1 || r.Ranks > 1<<16:
+		return nil, lex.BadInputf("-n %d: expected 1 to 65536 ranks", r.Ranks)
+	case r.GPUsPerServer < 1:
+		return nil, lex.BadInputf("-gps %d: expected at least 1", r.GPUsPerServer)
+	case !(m.NetworkGBps > 0) || !(m.NVLinkGBps > 0) || !(m.AlphaUs >= 0):
+		return nil, lex.BadInputf("-bw and -nvbw must be positive and -alpha not negative")
+	case r.Fabric != "switch" && r.Fabric != "mesh":
+		return nil, lex.BadInputf("-fabric %q: expected switch or mesh", r.Fabric)
+	}
+	m.Mesh = r.Fabric == "mesh"
+	req := GroupRequest(op, r.Ranks, r.GPUsPerServer, bytes)
+	a, err := r.choose(op, &req, w)
+	if err != nil {
+		return nil, err
+	}
+	st, err := NewStudy(a, req, r.Params)
+	if err != nil {
+		return nil, lex.BadInput(err)
+	}
+	if err := st.WriteText(w); err != nil {
+		return nil, err
+	}
+	if err := st.WriteTime(w, m); err != nil {
+		return nil, err
+	}
+	if r.Check {
+		if err := st.Check(w); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// choose is -algo, or with auto the selector's choice, written on w with its reason.
+func (r StudyRequest) choose(op ccl.Op, req *ccl.Request, w io.Writer) (Name, error) {
+	if r.Algorithm != "auto" {
+		a, err := ParseName(r.Algorithm)
+		if err != nil {
+			return "", lex.BadInputf("-algo: %v", err)
+		}
+		return a, nil
+	}
+	force, err := ParseForce(r.Force)
+	if err != nil {
+		return "", lex.BadInputf("-force: %v", err)
+	}
+	sel, err := NewSelector(Options{Policy: Policy(r.Policy), GPUType: r.GPUType, NVLS: r.NVLS, PXN: r.PXN,
+		PXNVariant: r.Params.PXN, Force: force})
+	if err != nil {
+		return "", lex.BadInputf("-policy: %v", err)
+	}
+	group, ok := ccl.ParseGroupKind(r.Group)
+	if !ok {
+		return "", lex.BadInputf("-group %q: expected TP, DP, PP, EP or DP_EP", r.Group)
+	}
+	c, err := sel.Choose(op, group, req)
+	if err != nil {
+		return "", lex.BadInput(err)
+	}
+	fmt.Fprintf(w, "selected %s (%s)\n", c.Algorithm, c.Reason)
+	return c.Algorithm, nil
 }

@@ -17,53 +17,21 @@ import (
 	"simd/workloads/sim"
 )
 
-// options are the command line of a simulation run.
+// options are the command line of a simulation run: the run's request, its flags bound to its
+// fields as sim.Execute reads them, and what the command line does around the run.
 type options struct {
-	workload, topology, conf, mode string
-	outDir, result, resultFolder   string
-	gpus                           firstInt
-	gpusPerServer, nicsPerServer   int
-	nvlink, nic                    float32
-	nicType, gpuType               string
-	dpo, epo, tpo, ppo             float32
-	visual                         int
-	lang                           string
-	busbw                          string
-	logLevel                       string
-	allowShortWorkload             bool
-	// Chakra traces (sim.ChakraRequest).
-	commGroups, chakraDeps       string
-	rooflineTFLOPS, rooflineGBps float64
-	// Event mode.
-	flows         string
-	jobs          string // -jobs FILE
-	jobsAlone     string // -jobs-alone run|none|FILE
-	nvls, pxn     bool
-	pxnVariant    nccl.PXNVariant
-	algoPolicy    string
-	forceAlgo     string
-	sendLatNs     int64
-	chunks        int
-	seed          uint64
-	quiet         bool
-	progressEvery time.Duration
-	plot          bool
-	report        bool
-	trace         string // -trace FILE
-	traceAllRanks bool
-	epDispatch    string
-	moeModel      moe.DispatchModel
-	threads       int
-	completion    string
-	pacing        string
-	firstWindow   string
-	ecnMarking    string
-	qpsPerConn    int // 0: not given (NCCL_IB_QPS_PER_CONNECTION, else 1)
-	// Limits (guard.go, memory.go).
-	limits
-	maxMemory int64 // 0: unset
-	// Profiling.
-	cpuProfile, memProfile string
+	req sim.Request // completed by request with what follows from several flags
+	// The cluster's figures, which the request takes only when their flags are given.
+	gpus                         firstInt
+	gpusPerServer, nicsPerServer int
+	nvlink, nic                  float32
+	nicType, gpuType             string
+	visual                       int // -v: N ≠ 0 asks for the chart
+	logLevel                     string
+	quiet                        bool
+	progressEvery                time.Duration
+	plot, report                 bool
+	cpuProfile, memProfile       string // profiling
 
 	set map[string]bool // canonical names of the flags given explicitly
 }
@@ -89,26 +57,13 @@ func (f *firstInt) Set(s string) error {
 	return nil
 }
 
-// flagSpec documents one flag and its aliases; the first name is the canonical one.
-type flagSpec struct {
-	names  []string
-	arg    string // placeholder for -h; "" for a boolean
-	usage  string
-	def    string                   // default as -h shows it
-	define func(name, usage string) // defines the canonical name on the flag set
-}
-
-// group is a heading in -h.
-type group struct {
-	title string
-	flags []flagSpec
-}
-
 func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
-	*o = options{mode: "event", outDir: "results", ppo: 1, logLevel: "info", lang: "en", algoPolicy: "simccl", sendLatNs: -1,
-		epDispatch: "nccl", completion: "ack", pacing: "packet", ecnMarking: "dequeue", firstWindow: "burst", moeModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1},
-		nvls: os.Getenv("AS_NVLS_ENABLE") == "1", pxn: os.Getenv("AS_PXN_ENABLE") == "1"}
+	*o = options{logLevel: "info", req: sim.Request{Mode: "event", OutDir: "results", Lang: "en", Overlap: workloads.Overlap{PP: 1},
+		Cluster: sim.ClusterRequest{Names: sim.SimAIFlags}, Event: sim.EventRequest{AlgoPolicy: "simccl", SendLatencyNs: -1,
+			EPDispatch: "nccl", Completion: "ack", Pacing: "packet", FirstWindow: "burst", ECNMarking: "dequeue", NVLS: os.Getenv("AS_NVLS_ENABLE") == "1",
+			PXN: os.Getenv("AS_PXN_ENABLE") == "1", DispatchModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1}}}}
+	r, e := &o.req, &o.req.Event
 	str := func(p *string) func(string, string) {
 		return func(n, u string) { fs.StringVar(p, n, *p, u) }
 	}
@@ -123,106 +78,99 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	}
 	groups := []group{
 		{"Inputs", []flagSpec{
-			{[]string{"w", "workload"}, "FILE", "workload file (SimAI/AICB format); example:NAME runs a shipped example (microAllReduce.txt, workload_analytical.txt)", "the shipped microAllReduce.txt", str(&o.workload)},
-			{[]string{"n"}, "FILE", "topology file (SimAI format); gives the GPU count, GPUs per server, GPU type and NVLink/NIC bandwidths unless flags override them", "a Spectrum-X fabric for the GPU count", str(&o.topology)},
-			{[]string{"c"}, "FILE", "SimAI.conf (network settings of the event mode; checked in every mode)", "the shipped SimAI.conf", str(&o.conf)},
-			{[]string{"busbw"}, "FILE", "busbw.yaml of fixed bus bandwidths (SimAI's historical input) instead of the computed ones", "", str(&o.busbw)},
-			{[]string{"allow-short-workload"}, "", "accept a workload whose count line promises more records than the file holds, using the records it holds", "",
-				func(n, u string) { fs.BoolVar(&o.allowShortWorkload, n, false, u) }},
-			{[]string{"comm-groups"}, "FILE", "Chakra trace (-w PREFIX.%d.et or ASTRA-sim's bare PREFIX): ASTRA-sim's communicator-group file, {\"1\": [0, 1], ...}; a node's pg_name picks its group", "none (or PyTorch's process groups from a METADATA_NODE)", str(&o.commGroups)},
-			{[]string{"chakra-deps"}, "DEPS", "Chakra trace: both (ctrl_deps and data_deps, as ASTRA-sim) or data (data_deps only, as MLCommons' feeder; for older PyTorch traces)", "both", str(&o.chakraDeps)},
-			{[]string{"roofline-tflops"}, "X", "Chakra trace: peak compute, TFLOPS: GPU COMP nodes with num_ops take the roofline time instead of duration_micros", "0: duration_micros", func(n, u string) { fs.Float64Var(&o.rooflineTFLOPS, n, 0, u) }},
-			{[]string{"roofline-gbps"}, "Y", "Chakra trace: local memory bandwidth, GB/s: the roofline's memory bound, and the time of MEM_LOAD/MEM_STORE nodes (tensor_size / Y)", "0: no memory bound, memory nodes take no time", func(n, u string) { fs.Float64Var(&o.rooflineGBps, n, 0, u) }},
+			{[]string{"-w", "--workload"}, "FILE", "workload file (SimAI/AICB format); example:NAME runs a shipped example (microAllReduce.txt, workload_analytical.txt)", "the shipped microAllReduce.txt", str(&r.Workload)},
+			{[]string{"-n"}, "FILE", "topology file (SimAI format); gives the GPU count, GPUs per server, GPU type and NVLink/NIC bandwidths unless flags override them", "a Spectrum-X fabric for the GPU count", str(&r.Cluster.TopologyFile)},
+			{[]string{"-c"}, "FILE", "SimAI.conf (network settings of the event mode; checked in every mode)", "the shipped SimAI.conf", str(&r.Conf)},
+			{[]string{"-busbw"}, "FILE", "busbw.yaml of fixed bus bandwidths (SimAI's historical input) instead of the computed ones", "", str(&r.BusBW)},
+			{[]string{"-allow-short-workload"}, "", "accept a workload whose count line promises more records than the file holds, using the records it holds", "",
+				func(n, u string) { fs.BoolVar(&r.Parse.AllowShortCount, n, false, u) }},
+			{[]string{"-comm-groups"}, "FILE", "Chakra trace (-w PREFIX.%d.et or ASTRA-sim's bare PREFIX): ASTRA-sim's communicator-group file, {\"1\": [0, 1], ...}; a node's pg_name picks its group", "none (or PyTorch's process groups from a METADATA_NODE)", str(&r.Chakra.CommGroups)},
+			{[]string{"-chakra-deps"}, "DEPS", "Chakra trace: both (ctrl_deps and data_deps, as ASTRA-sim) or data (data_deps only, as MLCommons' feeder; for older PyTorch traces)", "both", str(&r.Chakra.Deps)},
+			{[]string{"-roofline-tflops"}, "X", "Chakra trace: peak compute, TFLOPS: GPU COMP nodes with num_ops take the roofline time instead of duration_micros", "0: duration_micros", func(n, u string) { fs.Float64Var(&r.Chakra.RooflineTFLOPS, n, 0, u) }},
+			{[]string{"-roofline-gbps"}, "Y", "Chakra trace: local memory bandwidth, GB/s: the roofline's memory bound, and the time of MEM_LOAD/MEM_STORE nodes (tensor_size / Y)", "0: no memory bound, memory nodes take no time", func(n, u string) { fs.Float64Var(&r.Chakra.RooflineGBps, n, 0, u) }},
 		}},
 		{"Mode and outputs", []flagSpec{
-			{[]string{"mode"}, "MODE", "event (every flow over the fabric: max-min fair sharing, or DCQCN/HPCC/DCTCP with fluid queues, ECN and PFC when SimAI.conf's CC_MODE asks), analytical (SimAI_analytical's closed-form model) or compare (both, side by side in compare.csv)", "event", str(&o.mode)},
-			{[]string{"o"}, "DIR", "output folder; in the event mode every output (EndToEnd.csv, summary.json, fct.txt, ...) goes here under its standard name and SimAI.conf's *_OUTPUT_FILE and *_MON_FILE keys only switch outputs on or off", "results (event mode without -o and with -c: the paths SimAI.conf gives)", str(&o.outDir)},
-			{[]string{"r", "result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv (in the event mode every output gets it)", "analytical mode: derived from the workload file name, as SimAI_analytical; event mode: none", str(&o.result)},
-			{[]string{"r_f", "result_folder"}, "FOLDER", "folder inside DIR for the outputs", "", str(&o.resultFolder)},
-			{[]string{"v", "visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown (self-contained: no network needed to view it)", "0", num(&o.visual)},
-			{[]string{"plot"}, "", "also draw the plots (PNG and SVG: FCT slowdown CDF, link utilisation by tier, busiest links, time per layer, analytical vs event) into the output folder; simd plot DIR redraws them", "", boolean(&o.plot)},
-			{[]string{"report"}, "", "also write PREFIXreport.html, one self-contained page (no network access) with the run's summary, exposed communication by group, plots, link and compare tables and per-layer table; simd report DIR writes it for an existing folder", "", boolean(&o.report)},
-			{[]string{"trace"}, "FILE", "also write the run's timeline to FILE, a Chrome trace (JSON) that ui.perfetto.dev and chrome://tracing open: compute, waits and collectives per pipeline stage (ranks that run the same spans share a track), per job with -jobs, and link utilisation counters (docs/formats.md)", "", str(&o.trace)},
-			{[]string{"trace-all-ranks"}, "", "with -trace: one track per rank instead of one per group of ranks that run the same spans (large for thousands of GPUs)", "", boolean(&o.traceAllRanks)},
-			{[]string{"l", "lang"}, "LANG", "language of the chart: en or ja", "en", str(&o.lang)},
-			{[]string{"log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
-			{[]string{"quiet"}, "", "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", "", boolean(&o.quiet)},
-			{[]string{"progress-every"}, "DURATION", "the progress report's interval, e.g. 500ms or 1m; the first report comes after one interval", "1s on a terminal, else 10s; the first after 2s", func(n, u string) { fs.DurationVar(&o.progressEvery, n, 0, u) }},
-			{[]string{"cpuprofile"}, "FILE", "write a CPU profile of the run (go tool pprof reads it)", "", str(&o.cpuProfile)},
-			{[]string{"memprofile"}, "FILE", "write a heap profile at the end of the run", "", str(&o.memProfile)},
+			{[]string{"-mode"}, "MODE", "event (every flow over the fabric: max-min fair sharing, or DCQCN/HPCC/DCTCP with fluid queues, ECN and PFC when SimAI.conf's CC_MODE asks), analytical (SimAI_analytical's closed-form model) or compare (both, side by side in compare.csv)", "event", str(&r.Mode)},
+			{[]string{"-o"}, "DIR", "output folder; in the event mode every output (EndToEnd.csv, summary.json, fct.txt, ...) goes here under its standard name and SimAI.conf's *_OUTPUT_FILE and *_MON_FILE keys only switch outputs on or off", "results (event mode without -o and with -c: the paths SimAI.conf gives)", str(&r.OutDir)},
+			{[]string{"-r", "--result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv (in the event mode every output gets it)", "analytical mode: derived from the workload file name, as SimAI_analytical; event mode: none", str(&r.Prefix)},
+			{[]string{"-r_f", "--result_folder"}, "FOLDER", "folder inside DIR for the outputs", "", str(&r.ResultFolder)},
+			{[]string{"-v", "--visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown (self-contained: no network needed to view it)", "0", num(&o.visual)},
+			{[]string{"-plot"}, "", "also draw the plots (PNG and SVG: FCT slowdown CDF, link utilisation by tier, busiest links, time per layer, analytical vs event) into the output folder; simd plot DIR redraws them", "", boolean(&o.plot)},
+			{[]string{"-report"}, "", "also write PREFIXreport.html, one self-contained page (no network access) with the run's summary, exposed communication by group, plots, link and compare tables and per-layer table; simd report DIR writes it for an existing folder", "", boolean(&o.report)},
+			{[]string{"-trace"}, "FILE", "also write the run's timeline to FILE, a Chrome trace (JSON) that ui.perfetto.dev and chrome://tracing open: compute, waits and collectives per pipeline stage (ranks that run the same spans share a track), per job with -jobs, and link utilisation counters (docs/formats.md)", "", str(&r.Timeline)},
+			{[]string{"-trace-all-ranks"}, "", "with -trace: one track per rank instead of one per group of ranks that run the same spans (large for thousands of GPUs)", "", boolean(&r.TimelineAllRanks)},
+			{[]string{"-l", "--lang"}, "LANG", "language of the chart: en or ja", "en", str(&r.Lang)},
+			{[]string{"-log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
+			{[]string{"-quiet"}, "", "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", "", boolean(&o.quiet)},
+			{[]string{"-progress-every"}, "DURATION", "the progress report's interval, e.g. 500ms or 1m; the first report comes after one interval", "1s on a terminal, else 10s; the first after 2s", func(n, u string) { fs.DurationVar(&o.progressEvery, n, 0, u) }},
+			{[]string{"-cpuprofile"}, "FILE", "write a CPU profile of the run (go tool pprof reads it)", "", str(&o.cpuProfile)},
+			{[]string{"-memprofile"}, "FILE", "write a heap profile at the end of the run", "", str(&o.memProfile)},
 		}},
 		{"Cluster (SimAI_analytical's flags, same meaning)", []flagSpec{
-			{[]string{"g", "gpus"}, "N", "number of GPUs (if repeated, the first counts)", "the topology's, else the workload's all_gpus", val(&o.gpus)},
-			{[]string{"g_p_s", "gpus-per-server"}, "N", "GPUs per server (scale-up domain)", "the topology's, else 8", num(&o.gpusPerServer)},
-			{[]string{"nv", "nvlink"}, "GBPS", "NVLink bus bandwidth per GPU, GB/s", "the topology's NVLink rate / 8, else from -g_type", val(single(&o.nvlink))},
-			{[]string{"nic", "nic_busbw"}, "GBPS", "bandwidth of one NIC, GB/s", "the topology's NIC rate / 8, else from -nic_t", val(single(&o.nic))},
-			{[]string{"n_p_s", "nic_per_server"}, "N", "NICs per server", "the topology's, else GPUs per server", num(&o.nicsPerServer)},
-			{[]string{"nic_t", "nic_type"}, "TYPE", "cx6 (23.5 GB/s), cx7 or bf3 (48.5 GB/s); used when -nic is not given", "cx7 without a NIC in the topology", str(&o.nicType)},
-			{[]string{"g_type", "gpu_type"}, "TYPE", "A100, A800, H100, H800 or H20; gives -nv (240, 160, 370.8, 164.8, 370.8) when -nv is not given", "the topology's", str(&o.gpuType)},
+			{[]string{"-g", "--gpus"}, "N", "number of GPUs (if repeated, the first counts)", "the topology's, else the workload's all_gpus", val(&o.gpus)},
+			{[]string{"-g_p_s", "--gpus-per-server"}, "N", "GPUs per server (scale-up domain)", "the topology's, else 8", num(&o.gpusPerServer)},
+			{[]string{"-nv", "--nvlink"}, "GBPS", "NVLink bus bandwidth per GPU, GB/s", "the topology's NVLink rate / 8, else from -g_type", val(single(&o.nvlink))},
+			{[]string{"-nic", "--nic_busbw"}, "GBPS", "bandwidth of one NIC, GB/s", "the topology's NIC rate / 8, else from -nic_t", val(single(&o.nic))},
+			{[]string{"-n_p_s", "--nic_per_server"}, "N", "NICs per server", "the topology's, else GPUs per server", num(&o.nicsPerServer)},
+			{[]string{"-nic_t", "--nic_type"}, "TYPE", "cx6 (23.5 GB/s), cx7 or bf3 (48.5 GB/s); used when -nic is not given", "cx7 without a NIC in the topology", str(&o.nicType)},
+			{[]string{"-g_type", "--gpu_type"}, "TYPE", "A100, A800, H100, H800 or H20; gives -nv (240, 160, 370.8, 164.8, 370.8) when -nv is not given", "the topology's", str(&o.gpuType)},
 		}},
 		{"Event mode", []flagSpec{
-			{[]string{"flows"}, "FILE", "run a flow file (ns-3/HPCC format: a count, then \"src dst pg dport size start_s\" per flow) instead of a workload", "", str(&o.flows)},
-			{[]string{"jobs"}, "FILE", "run several jobs on one fabric instead of a workload: a YAML list of jobs, each a workload on explicit GPUs (gpus: \"0-31\") or a count placed packed, spread or at random, with a start time and an iteration count (docs/formats.md); writes jobs.csv with each job's iteration time together and alone and the slowdown, and JOB/EndToEnd.csv and JOB/summary.json per job", "", str(&o.jobs)},
-			{[]string{"jobs-alone"}, "HOW", "with -jobs, the alone figures: run (simulate each job alone on its GPUs after the run together), none (leave them out), or an earlier run's jobs.csv to read them from", "run", str(&o.jobsAlone)},
-			{[]string{"nvls"}, "", "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", "from AS_NVLS_ENABLE", boolean(&o.nvls)},
-			{[]string{"pxn"}, "", "PXN relays for rings (and, with -pxn-variant nccl, all-to-alls) across servers (SimAI's AS_PXN_ENABLE=1)", "from AS_PXN_ENABLE", boolean(&o.pxn)},
-			{[]string{"pxn-variant"}, "VARIANT", pxnVariantUsage, "simccl", val(value[nccl.PXNVariant]{&o.pxnVariant, nccl.ParsePXNVariant})},
-			{[]string{"algo-policy"}, "POLICY", "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", "simccl; nccl for a Chakra trace", str(&o.algoPolicy)},
-			{[]string{"force-algo"}, "LIST", "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", "", str(&o.forceAlgo)},
-			{[]string{"send-lat"}, "NS", "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", "SimAI's per-algorithm table, in ns", func(n, u string) { fs.Int64Var(&o.sendLatNs, n, -1, u) }},
-			{[]string{"chunks"}, "N", "chunks per channel of tree, NVLS and NVLS-Tree collectives (0: their default)", "0", num(&o.chunks)},
-			{[]string{"ep-dispatch"}, "PLAN", "how EP all-to-alls run: nccl (SimCCL's all-to-all), deepep or fast (a DeepEP or FAST dispatch of tokens drawn with the -moe-* model)", "nccl", str(&o.epDispatch)},
-			{[]string{"moe-hidden"}, "H", "-ep-dispatch token model: elements per token", "7168", num(&o.moeModel.Hidden)},
-			{[]string{"moe-dtype-bytes"}, "D", "-ep-dispatch token model: bytes per element (a token is H × D bytes)", "2", num(&o.moeModel.DtypeBytes)},
-			{[]string{"moe-top-k"}, "K", "-ep-dispatch token model: experts per token", "8", num(&o.moeModel.TopK)},
-			{[]string{"moe-experts-per-gpu"}, "E", "-ep-dispatch token model: experts on each GPU of the EP group", "1", num(&o.moeModel.ExpertsPerGPU)},
-			{[]string{"moe-chunks"}, "N", "-ep-dispatch deepep: pieces each transfer is streamed in (forwards overlap the copies they wait for)", "1", num(&o.moeModel.Chunks)},
-			{[]string{"moe-zipf"}, "S", "-ep-dispatch token model: Zipf exponent of expert popularity (0: uniform)", "0", func(n, u string) { fs.Float64Var(&o.moeModel.Zipf, n, 0, u) }},
-			{[]string{"threads"}, "N", "cores a run may use: 1 runs everything on one; 2 also formats and writes the FCT log (fct.txt) on a second one; the outputs are the same byte for byte", "2 when Go may use 2 cores (GOMAXPROCS), else 1",
+			{[]string{"-flows"}, "FILE", "run a flow file (ns-3/HPCC format: a count, then \"src dst pg dport size start_s\" per flow) instead of a workload", "", str(&r.Flows)},
+			{[]string{"-jobs"}, "FILE", "run several jobs on one fabric instead of a workload: a YAML list of jobs, each a workload on explicit GPUs (gpus: \"0-31\") or a count placed packed, spread or at random, with a start time and an iteration count (docs/formats.md); writes jobs.csv with each job's iteration time together and alone and the slowdown, and JOB/EndToEnd.csv and JOB/summary.json per job", "", str(&r.Jobs)},
+			{[]string{"-jobs-alone"}, "HOW", "with -jobs, the alone figures: run (simulate each job alone on its GPUs after the run together), none (leave them out), or an earlier run's jobs.csv to read them from", "run", str(&r.JobsAlone)},
+			{[]string{"-nvls"}, "", "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", "from AS_NVLS_ENABLE", boolean(&e.NVLS)},
+			{[]string{"-pxn"}, "", "PXN relays for rings (and, with -pxn-variant nccl, all-to-alls) across servers (SimAI's AS_PXN_ENABLE=1)", "from AS_PXN_ENABLE", boolean(&e.PXN)},
+			{[]string{"-pxn-variant"}, "VARIANT", pxnVariantUsage, "simccl", val(value[nccl.PXNVariant]{&e.PXNVariant, nccl.ParsePXNVariant})},
+			{[]string{"-algo-policy"}, "POLICY", "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", "simccl; nccl for a Chakra trace", str(&e.AlgoPolicy)},
+			{[]string{"-force-algo"}, "LIST", "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", "", str(&e.ForceAlgo)},
+			{[]string{"-send-lat"}, "NS", "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", "SimAI's per-algorithm table, in ns", func(n, u string) { fs.Int64Var(&e.SendLatencyNs, n, -1, u) }},
+			{[]string{"-chunks"}, "N", "chunks per channel of tree, NVLS and NVLS-Tree collectives (0: their default)", "0", num(&e.Chunks)},
+			{[]string{"-ep-dispatch"}, "PLAN", "how EP all-to-alls run: nccl (SimCCL's all-to-all), deepep or fast (a DeepEP or FAST dispatch of tokens drawn with the -moe-* model)", "nccl", str(&e.EPDispatch)},
+			{[]string{"-moe-hidden"}, "H", "-ep-dispatch token model: elements per token", "7168", num(&e.DispatchModel.Hidden)},
+			{[]string{"-moe-dtype-bytes"}, "D", "-ep-dispatch token model: bytes per element (a token is H × D bytes)", "2", num(&e.DispatchModel.DtypeBytes)},
+			{[]string{"-moe-top-k"}, "K", "-ep-dispatch token model: experts per token", "8", num(&e.DispatchModel.TopK)},
+			{[]string{"-moe-experts-per-gpu"}, "E", "-ep-dispatch token model: experts on each GPU of the EP group", "1", num(&e.DispatchModel.ExpertsPerGPU)},
+			{[]string{"-moe-chunks"}, "N", "-ep-dispatch deepep: pieces each transfer is streamed in (forwards overlap the copies they wait for)", "1", num(&e.DispatchModel.Chunks)},
+			{[]string{"-moe-zipf"}, "S", "-ep-dispatch token model: Zipf exponent of expert popularity (0: uniform)", "0", func(n, u string) { fs.Float64Var(&e.DispatchModel.Zipf, n, 0, u) }},
+			{[]string{"-threads"}, "N", "cores a run may use: 1 runs everything on one; 2 also formats and writes the FCT log (fct.txt) on a second one; the outputs are the same byte for byte", "2 when Go may use 2 cores (GOMAXPROCS), else 1",
 				func(n, u string) {
 					fs.Func(n, u, func(v string) error {
 						k, err := strconv.Atoi(v)
 						if err != nil || k < 1 {
 							return errors.New("expected a count of cores, 1 or more")
 						}
-						o.threads = k
+						e.Threads = k
 						return nil
 					})
 				}},
-			{[]string{"completion"}, "RULE", "when a flow is done, and its receiver may go on: ack (SimAI's ns-3: the sender has the ACK of its last packet, and the receiving rank is told then) or arrival (its last byte reaches the receiver)", "ack", str(&o.completion)},
-			{[]string{"first-window"}, "RULE", "how a windowed flow (HAS_WIN) starts: burst (SimAI's ns-3: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)", "burst", str(&o.firstWindow)},
-			{[]string{"pacing"}, "RULE", "when a DCQCN rate change takes effect: packet (SimAI's ns-3: once the packet sent at the old rate has had its gap, up to 724 µs at MIN_RATE) or rate (at once)", "packet", str(&o.pacing)},
-			{[]string{"ecn-marking"}, "RULE", "which packets a congested port ECN-marks: dequeue (SimAI's ns-3: those it sends, which arrived a queue's delay earlier) or enqueue (those arriving now)", "dequeue", str(&o.ecnMarking)},
-			{[]string{"qps-per-conn"}, "N", "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", "NCCL_IB_QPS_PER_CONNECTION, else 1",
+			{[]string{"-completion"}, "RULE", "when a flow is done, and its receiver may go on: ack (SimAI's ns-3: the sender has the ACK of its last packet, and the receiving rank is told then) or arrival (its last byte reaches the receiver)", "ack", str(&e.Completion)},
+			{[]string{"-first-window"}, "RULE", "how a windowed flow (HAS_WIN) starts: burst (SimAI's ns-3: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)", "burst", str(&e.FirstWindow)},
+			{[]string{"-pacing"}, "RULE", "when a DCQCN rate change takes effect: packet (SimAI's ns-3: once the packet sent at the old rate has had its gap, up to 724 µs at MIN_RATE) or rate (at once)", "packet", str(&e.Pacing)},
+			{[]string{"-ecn-marking"}, "RULE", "which packets a congested port ECN-marks: dequeue (SimAI's ns-3: those it sends, which arrived a queue's delay earlier) or enqueue (those arriving now)", "dequeue", str(&e.ECNMarking)},
+			{[]string{"-qps-per-conn"}, "N", "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", "NCCL_IB_QPS_PER_CONNECTION, else 1",
 				func(n, u string) {
 					fs.Func(n, u, func(v string) error {
 						k, err := nccl.ParseQPsPerConnection(v)
-						o.qpsPerConn = k
+						e.QPsPerConn = k
 						return err
 					})
 				}},
-			{[]string{"seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&o.seed, n, 1, u) }},
+			{[]string{"-seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&e.Seed, n, 1, u) }},
 		}},
 		{"Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", []flagSpec{
-			{[]string{"max-events"}, "N", "stop the event mode after N engine events (0: no limit)", "0", func(n, u string) { fs.Uint64Var(&o.maxEvents, n, 0, u) }},
-			{[]string{"max-wall"}, "DURATION", "stop the event mode after this much wall-clock time, e.g. 90s or 2h (0: no limit)", "0", func(n, u string) { fs.DurationVar(&o.maxWall, n, 0, u) }},
-			{[]string{"max-memory"}, "BYTES", "refuse, before simulating, an event run whose estimated peak memory exceeds this, e.g. 16GiB", "the memory available to simd (MemAvailable, or the cgroup's limit if lower)", val(value[int64]{&o.maxMemory, units.ParseBytes})},
+			{[]string{"-max-events"}, "N", "stop the event mode after N engine events (0: no limit)", "0", func(n, u string) { fs.Uint64Var(&e.MaxEvents, n, 0, u) }},
+			{[]string{"-max-wall"}, "DURATION", "stop the event mode after this much wall-clock time, e.g. 90s or 2h (0: no limit)", "0", func(n, u string) { fs.DurationVar(&e.MaxWall, n, 0, u) }},
+			{[]string{"-max-memory"}, "BYTES", "refuse, before simulating, an event run whose estimated peak memory exceeds this, e.g. 16GiB", "the memory available to simd (MemAvailable, or the cgroup's limit if lower)", val(value[int64]{&e.MaxMemory, units.ParseBytes})},
 		}},
 		{"Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", []flagSpec{
-			{[]string{"dp_o", "dp_overlap"}, "R", "DP and DP_EP", "0", val(single(&o.dpo))},
-			{[]string{"ep_o", "ep_overlap"}, "R", "EP", "0", val(single(&o.epo))},
-			{[]string{"tp_o", "tp_overlap"}, "R", "TP", "0", val(single(&o.tpo))},
-			{[]string{"pp_o", "pp_overlap"}, "R", "PP", "1", val(single(&o.ppo))},
+			{[]string{"-dp_o", "--dp_overlap"}, "R", "DP and DP_EP", "0", val(single(&r.Overlap.DP))},
+			{[]string{"-ep_o", "--ep_overlap"}, "R", "EP", "0", val(single(&r.Overlap.EP))},
+			{[]string{"-tp_o", "--tp_overlap"}, "R", "TP", "0", val(single(&r.Overlap.TP))},
+			{[]string{"-pp_o", "--pp_overlap"}, "R", "PP", "1", val(single(&r.Overlap.PP))},
 		}},
 	}
-	for _, g := range groups {
-		for _, s := range g.flags {
-			s.define(s.names[0], s.usage)
-			for _, alias := range s.names[1:] {
-				fs.Var(fs.Lookup(s.names[0]).Value, alias, s.usage)
-			}
-		}
-	}
+	defineGroups(fs, groups)
 	return fs, groups
 }
 
@@ -246,23 +194,9 @@ Subcommands:
 
 Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input or usage, 1 other failures.
 `)
-	for _, g := range groups {
-		fmt.Fprintf(w, "\n%s:\n", g.title)
-		for _, s := range g.flags {
-			var names []string
-			for i, n := range s.names {
-				dash := "-"
-				if i > 0 {
-					dash = "--" // SimAI's long names
-				}
-				names = append(names, dash+n)
-			}
-			writeFlag(w, strings.Join(names, ", "), s.arg, s.usage, s.def)
-		}
-	}
+	writeGroups(w, groups)
 }
 
-// parseFlags reads the command line. flag.ErrHelp is returned for -h.
 // defaultOptions are the options of a command line that gives no flag.
 func defaultOptions() *options {
 	o := new(options)
@@ -271,6 +205,7 @@ func defaultOptions() *options {
 	return o
 }
 
+// parseFlags reads the command line. flag.ErrHelp is returned for -h.
 func parseFlags(args []string) (*options, error) {
 	o := new(options)
 	fs, groups := newFlagSet(o)
@@ -288,19 +223,13 @@ func parseFlags(args []string) (*options, error) {
 	if o.progressEvery < 0 {
 		return nil, fmt.Errorf("-progress-every %v: expected a positive duration (0: the default)", o.progressEvery)
 	}
-	if o.maxWall < 0 {
-		return nil, fmt.Errorf("-max-wall %v: expected a duration of 0 (no limit) or more", o.maxWall)
-	}
-	canonical := map[string]string{}
-	for _, g := range groups {
-		for _, s := range g.flags {
-			for _, n := range s.names {
-				canonical[n] = s.names[0]
-			}
-		}
+	if e := o.req.Event; e.MaxWall < 0 {
+		return nil, fmt.Errorf("-max-wall %v: expected a duration of 0 (no limit) or more", e.MaxWall)
 	}
 	o.set = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { o.set[canonical[f.Name]] = true })
+	for _, s := range givenFlags(fs, groups) {
+		o.set[strings.TrimLeft(s.names[0], "-")] = true
+	}
 	return o, nil
 }
 
@@ -314,17 +243,9 @@ func helpText() string {
 
 // request is the run o's flags ask for: their values, as sim.Execute reads them.
 func (o *options) request() sim.Request {
-	r := sim.Request{Mode: o.mode, Workload: o.workload, Flows: o.flows, Jobs: o.jobs, JobsAlone: o.jobsAlone,
-		Cluster: sim.ClusterRequest{TopologyFile: o.topology, Names: sim.SimAIFlags}, Conf: o.conf, BusBW: o.busbw,
-		Parse:   workloads.ParseOptions{AllowShortCount: o.allowShortWorkload},
-		Overlap: workloads.Overlap{DP: o.dpo, EP: o.epo, TP: o.tpo, PP: o.ppo},
-		Chakra:  sim.ChakraRequest{CommGroups: o.commGroups, Deps: o.chakraDeps, RooflineTFLOPS: o.rooflineTFLOPS, RooflineGBps: o.rooflineGBps},
-		OutDir:  o.outDir, OutDirGiven: o.set["o"], ResultFolder: o.resultFolder, Prefix: o.result, PrefixGiven: o.set["r"],
-		Chart: o.visual != 0, Lang: o.lang, Links: o.plot || o.report, Timeline: o.trace, TimelineAllRanks: o.traceAllRanks,
-		Event: sim.EventRequest{NVLS: o.nvls, PXN: o.pxn, PXNVariant: o.pxnVariant, AlgoPolicy: o.algoPolicy, AlgoPolicyGiven: o.set["algo-policy"],
-			ForceAlgo: o.forceAlgo, SendLatencyNs: o.sendLatNs, Chunks: o.chunks, EPDispatch: o.epDispatch, DispatchModel: o.moeModel,
-			Threads: o.threads, Completion: o.completion, Pacing: o.pacing, ECNMarking: o.ecnMarking, FirstWindow: o.firstWindow, QPsPerConn: o.qpsPerConn, Seed: o.seed,
-			MaxEvents: o.maxEvents, MaxWall: o.maxWall, MaxMemory: o.maxMemory}}
+	r := o.req
+	r.OutDirGiven, r.PrefixGiven, r.Event.AlgoPolicyGiven = o.set["o"], o.set["r"], o.set["algo-policy"]
+	r.Chart, r.Links = o.visual != 0, o.plot || o.report
 	c := &r.Cluster
 	if o.set["g"] {
 		c.GPUs = &o.gpus.v

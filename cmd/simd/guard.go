@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // Guards and interruptions of the event mode. -max-events and -max-wall stop a run cleanly, and
@@ -74,10 +73,4 @@ func signalContext(parent context.Context) (ctx context.Context, release func())
 			cancel(nil)
 		})
 	}
-}
-
-// limits are a run's -max-events and -max-wall (0: none).
-type limits struct {
-	maxEvents uint64
-	maxWall   time.Duration
 }

@@ -8,7 +8,10 @@
 // This package is a thin shell over workloads/sim, which runs a simulation: it parses the
 // command line into a sim.Request (flags.go), runs it with sim.Execute with the progress report
 // attached (progress.go), draws the plots and the report a run asks for, and turns errors into
-// exit statuses (guard.go for stopped runs). It holds no simulation logic.
+// exit statuses (guard.go for stopped runs). It holds no simulation logic. The subcommands are
+// shells too, each over the package that owns its job: simd topo over topo and topo/route
+// (GeneratorOptions.GenerateFile, route.Info), simd dag over ccl/algo (StudyRequest), simd moe
+// over workloads/moe and sim.ExecuteMoERun, simd sweep over workloads/sweep (Plan, Executor).
 //
 // default.pgo is a CPU profile the go tool uses for profile-guided optimisation of every build
 // of simd (inlining and layout of the event loop's hot path): the 1,024-GPU ring all-reduce and
@@ -112,7 +115,7 @@ func execute(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io
 		if f.Job {
 			notes = io.Discard // a job's folder has no network files: they are the shared run's
 		}
-		if err := afterRun(o, f.Dir, f.Prefix, stdout, notes); err != nil {
+		if err := afterRun(o, f, stdout, notes); err != nil {
 			return err
 		}
 	}

@@ -7,10 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"simd/cmd/simd/plots"
 	"simd/cmd/simd/report"
+	"simd/workloads/sim"
 )
 
 const plotUsage = `usage: simd plot DIR [-o OUT] [-r PREFIX]
@@ -53,12 +53,7 @@ func folderArgs(cmd, usage string, args []string, stdout, stderr io.Writer) (dir
 	fs.SetOutput(io.Discard)
 	o := fs.String("o", "", "")
 	r := fs.String("r", "", "")
-	var dirs []string
-	err := fs.Parse(args)
-	for err == nil && fs.NArg() > 0 {
-		dirs = append(dirs, fs.Arg(0))
-		err = fs.Parse(fs.Args()[1:])
-	}
+	dirs, err := parseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
 		return "", "", "", exitOK, false
@@ -97,15 +92,12 @@ func drawPlots(dir, out, prefix string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// afterRun draws the plots (-plot) and writes the report (-report) of a finished run: its
-// outputs are in dir under prefix (which may name a sub-folder, as SimAI_analytical's -r does).
-func afterRun(o *options, dir, prefix string, stdout, stderr io.Writer) error {
+// afterRun draws the plots (-plot) and writes the report (-report) of a finished run's folder.
+func afterRun(o *options, f sim.Folder, stdout, stderr io.Writer) error {
 	if !o.plot && !o.report {
 		return nil
 	}
-	d, p := filepath.Split(filepath.Join(dir, prefix+"x"))
-	d = filepath.Clean(d) // "." when empty
-	p = strings.TrimSuffix(p, "x")
+	d, p := f.Files()
 	if o.plot {
 		if err := drawPlots(d, d, p, stdout, stderr); err != nil {
 			return err

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"simd/cmd/simd/plots"
-	"simd/configs/atomicfile"
+	"simd/topo"
 	"simd/workloads/sim"
 	"simd/workloads/sweep"
 )
@@ -19,8 +18,9 @@ import (
 // simd sweep runs a grid of simulations described by a YAML spec, one folder and manifest per
 // run, optionally one shard of it per job of a job array; simd sweep merge gathers the
 // manifests into one table. The spec, the expansion, the shards and the table live in package
-// workloads/sweep; this file runs the grid in-process: each generated topology through topo's
-// generator, each run through sim.Execute with the request its command line would give.
+// workloads/sweep, with the preparation of each run (sweep.Plan: its topology generated, its
+// SimAI.conf written, its request built); this file runs the grid in-process, each run through
+// sim.Execute, and turns the runs' errors into their exit statuses.
 
 var sweepForms = []string{"simd sweep SPEC.yaml -o DIR [-shard i/n | -shards N] [-j N]", "simd sweep merge DIR... [-o table.csv]"}
 
@@ -157,126 +157,40 @@ func sweepContext(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return exitStatus("simd sweep", err, stderr)
 }
 
-// sweepPlan is a checked spec with the things every run shares.
-type sweepPlan struct {
-	spec     *sweep.Spec
-	baseConf []byte // SimAI.conf text the overrides apply to
-	shard    sweep.Shard
-	out      string
-}
-
-// plan reads and checks the spec and the shard; every problem is bad input.
-func (c *sweepCommand) plan(getenv func(string) string) (*sweepPlan, error) {
-	data, err := os.ReadFile(c.spec)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	spec, err := sweep.Parse(data, c.spec)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	p := &sweepPlan{spec: spec, out: c.out}
-	if c.shard != "" {
-		if p.shard, err = sweep.ParseShard(c.shard); err != nil {
-			return nil, badInputf("-shard %v", err)
-		}
-		if c.shards != 0 && c.shards != p.shard.N {
-			return nil, badInputf("-shard %s and -shards %d disagree", c.shard, c.shards)
-		}
-	} else if p.shard, err = sweep.ShardFromEnv(getenv, c.shards); err != nil {
-		return nil, badInput(err)
-	}
-	checkTopo := func(args []string) error {
-		_, err := parseTopoFlags(args)
-		if err != nil {
-			return errors.New(strings.TrimSuffix(err.Error(), " (simd topo -h lists the flags)"))
-		}
-		return nil
-	}
-	if err := spec.CheckInputs(checkTopo); err != nil {
-		return nil, badInput(err)
-	}
-	if p.baseConf, err = spec.BaseConf(); err != nil {
-		return nil, badInput(err)
-	}
-	return p, nil
-}
-
-// execute runs the shard's runs, up to c.jobs at once, and returns how many failed.
+// execute runs the shard's runs, up to c.jobs at once, and returns how many failed: each run
+// prepared by the sweep's plan (sweep.Plan.Prepare) and simulated in-process by sim.Execute,
+// as simd with the flags its manifest records would.
 func (c *sweepCommand) execute(ctx context.Context, stdout io.Writer, getenv func(string) string) (int, error) {
-	p, err := c.plan(getenv)
-	if err != nil {
+	o := defaultOptions()
+	p := &sweep.Plan{Out: c.out, Request: o.request(), Generator: func(args []string) (topo.GeneratorOptions, error) {
+		tc, err := parseTopoFlags(args)
+		if err != nil {
+			return topo.GeneratorOptions{}, badInput(errors.New(strings.TrimSuffix(err.Error(), " (simd topo -h lists the flags)")))
+		}
+		return tc.gen, nil
+	}}
+	if err := p.Read(c.spec, c.shard, c.shards, getenv); err != nil {
 		return 0, err
 	}
-	e := sweep.Executor{Spec: p.spec, Shard: p.shard, Out: p.out, Jobs: c.jobs, Point: p.simulate, Slowdowns: plots.FCTSlowdowns}
-	return e.Execute(ctx, stdout)
-}
-
-// simulate prepares the run's topology (topo's generator, with the spec's simd topo flags) and
-// SimAI.conf in dir and runs the simulation in-process (sim.Execute, with the request its
-// command line would give); it returns the exit status and fills the manifest's inputs and the
-// equivalent simd command line.
-func (p *sweepPlan) simulate(ctx context.Context, r sweep.Run, dir string, m *sweep.Manifest, stdout, stderr io.Writer) int {
-	o := defaultOptions()
-	req := o.request() // a command line without flags, completed below
-	args := []string{"-w", p.spec.Resolve(r.Workload)}
-	if r.Jobs {
-		req.Jobs = args[1]
-		args[0] = "-jobs"
-	} else {
-		req.Workload = args[1]
-	}
-	switch {
-	case r.Topology.File != "":
-		m.TopoFile = p.spec.Resolve(r.Topology.File)
-		req.Cluster.TopologyFile = m.TopoFile
-		args = append(args, "-n", m.TopoFile)
-	case r.Topology.Generated():
-		topoDir := filepath.Join(dir, "topo")
-		targs := append(r.Topology.GeneratorArgs(), "-o", topoDir)
-		fmt.Fprintf(stdout, "simd topo %s\n", strings.Join(targs, " "))
-		c, err := parseTopoFlags(targs) // checked by plan
-		if err == nil {
-			_, err = generateTopology(c.gen, c.outDir, stdout, stderr)
-		}
-		if err != nil {
-			m.Args = append([]string{"topo"}, targs...)
-			return topoStatus(err, c == nil, stderr)
-		}
-		entries, err := os.ReadDir(topoDir)
-		if err != nil || len(entries) != 1 {
-			fmt.Fprintf(stderr, "simd sweep: expected one topology file in %s\n", topoDir)
-			return exitFailure
-		}
-		m.TopoFile = filepath.ToSlash(filepath.Join("topo", entries[0].Name()))
-		req.Cluster.TopologyFile = filepath.Join(topoDir, entries[0].Name())
-		args = append(args, "-n", req.Cluster.TopologyFile)
-	}
-	switch {
-	case len(r.Override.Params) > 0:
-		conf := filepath.Join(dir, "SimAI.conf")
-		text := sweep.OverrideConf(p.baseConf, r.Override)
-		if err := atomicfile.Write(conf, func(f *os.File) error { _, err := f.Write(text); return err }); err != nil {
+	simulate := func(ctx context.Context, r sweep.Run, dir string, m *sweep.Manifest, stdout, stderr io.Writer) int {
+		req, err := p.Prepare(r, dir, m, stdout, stderr)
+		var ge sweep.GeneratorError
+		switch {
+		case errors.As(err, &ge):
+			return topoStatus(ge.Err, false, stderr)
+		case err != nil:
 			fmt.Fprintf(stderr, "simd sweep: %v\n", err)
 			return exitFailure
 		}
-		m.Conf = "SimAI.conf"
-		req.Conf = conf
-		args = append(args, "-c", conf)
-	case p.spec.Conf != "":
-		m.Conf = p.spec.Resolve(p.spec.Conf)
-		req.Conf = m.Conf
-		args = append(args, "-c", m.Conf)
-	}
-	req.Mode, req.OutDir, req.OutDirGiven = r.Mode, filepath.Join(dir, "out"), true
-	args = append(args, "-mode", r.Mode, "-o", req.OutDir, "-quiet")
-	m.Args = args
-	log, err := newLogger(o.logLevel, stderr)
-	if err != nil {
+		log, err := newLogger(o.logLevel, stderr)
+		if err != nil {
+			return exitStatus("simd", err, stderr)
+		}
+		_, err = sim.Execute(ctx, req, sim.Hooks{Log: log, Stdout: stdout}) // -quiet: no progress; no -plot or -report
 		return exitStatus("simd", err, stderr)
 	}
-	_, err = sim.Execute(ctx, req, sim.Hooks{Log: log, Stdout: stdout}) // -quiet: no progress; no -plot or -report
-	return exitStatus("simd", err, stderr)
+	e := sweep.Executor{Spec: p.Spec, Shard: p.Shard, Out: p.Out, Jobs: c.jobs, Point: simulate, Slowdowns: plots.FCTSlowdowns}
+	return e.Execute(ctx, stdout)
 }
 
 // runSweepMerge is simd sweep merge.

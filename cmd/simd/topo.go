@@ -8,21 +8,22 @@ import (
 	"strings"
 
 	"simd/topo"
+	"simd/topo/route"
 	"simd/workloads/sim"
 )
 
 // simd topo writes a SimAI topology file the way SimAI's gen_Topo_Template.py does: the same
 // flags with the same defaults and template overrides, the same file name and bytes, the same
 // console lines; plus simd's additions (multi-pod, oversubscription, meshed servers), which are
-// off by default. The generator itself lives in package topo; this file is only its command
-// line.
+// off by default. The generator itself, with the file it writes and the lines it prints
+// (GeneratorOptions.GenerateFile), lives in package topo; this file is only its command line.
 
 // topoCommand is a parsed simd topo command line.
 type topoCommand struct {
 	gen    topo.GeneratorOptions // the template's defaults with the given flags applied
 	outDir string
-	info   topoInfoRequest // set when -info asks to describe an existing file instead
-	given  []string        // the flags given, by canonical name
+	info   route.Info // set when -info asks to describe an existing file instead
+	given  []string   // the flags given, by canonical name
 }
 
 // topoRaw holds the values of simd topo's flags: the generator's options, one field per flag
@@ -33,31 +34,19 @@ type topoRaw struct {
 	pathLimit           int
 }
 
-// topoFlag documents one flag of simd topo and its aliases.
-type topoFlag struct {
-	names []string // with their dashes, as -h shows them; the first is the canonical one
-	arg   string   // placeholder for -h; "" for a switch
-	usage string
-	def   string     // default as -h shows it
-	value flag.Value // shared by all the names
-}
-
-type topoGroup struct {
-	title string
-	flags []topoFlag
-}
-
 // newTopoFlagSet defines simd topo's flags on a new flag set, storing the values in r. The
 // generator's options keep the values r holds until their flags are given; -o and -path-limit
 // start at their defaults.
-func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
+func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []group) {
 	r.outDir, r.pathLimit = ".", 16
 	o := &r.gen
-	str := func(p *string) flag.Value { return text(p) }
-	num := func(p *int) flag.Value { return decimal(p) }
-	sw := func(p *bool) flag.Value { return value[bool]{p, parseSwitch} }
-	groups := []topoGroup{
-		{"Structure", []topoFlag{
+	fs := flag.NewFlagSet("simd topo", flag.ContinueOnError)
+	val := func(v flag.Value) func(string, string) { return func(n, u string) { fs.Var(v, n, u) } }
+	str := func(p *string) func(string, string) { return val(text(p)) }
+	num := func(p *int) func(string, string) { return val(decimal(p)) }
+	sw := func(p *bool) func(string, string) { return val(value[bool]{p, parseSwitch}) }
+	groups := []group{
+		{"Structure", []flagSpec{
 			{[]string{"-topo", "--topology"}, "NAME",
 				"template: Spectrum-X (rail-optimised single ToR), AlibabaHPN (rail-optimised dual ToR; dual plane with --dp) or DCN+ (not rail-optimised; dual ToR with --dt). " +
 					"Case-sensitive; any other value is no template. A template fixes the structure flags (only AlibabaHPN takes --dp, only DCN+ takes --dt) and changes some defaults, as listed with each flag",
@@ -68,7 +57,7 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 			{[]string{"-g", "--gpu"}, "N", "number of GPUs, a multiple of -gps", "32; Spectrum-X: 4096, AlibabaHPN: 15360, DCN+: 512", num(&o.GPUs)},
 			{[]string{"-er", "--error_rate"}, "P", "packet loss probability written into every link", "0", str(&o.ErrorRate)},
 		}},
-		{"Servers", []topoFlag{
+		{"Servers", []flagSpec{
 			{[]string{"-gps", "--gpu_per_server"}, "N", "GPUs per server", "8", num(&o.GPUsPerServer)},
 			{[]string{"-gt", "--gpu_type"}, "TYPE", "GPU type, written into the header and the file name", "H100", str(&o.GPUType)},
 			{[]string{"-nsps", "--nv_switch_per_server"}, "N", "NVSwitches per server (ignored with --mesh)", "1", num(&o.NVSwitchesPerServer)},
@@ -76,40 +65,33 @@ func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []topoGroup) {
 			{[]string{"-nl", "--nv_latency"}, "TIME", "GPU–NVSwitch (or GPU–GPU) link delay", "0.000025ms", str(&o.NVLinkDelay)},
 			{[]string{"-l", "--latency"}, "TIME", "delay of the GPU–ASW, ASW–PSW and PSW–core links", "0.0005ms", str(&o.NICDelay)},
 		}},
-		{"Segments", []topoFlag{
+		{"Segments", []flagSpec{
 			{[]string{"-bw", "--bandwidth"}, "RATE", "GPU–ASW (NIC) rate, also written into the file name", "400Gbps; AlibabaHPN, DCN+ --dt: 200Gbps", str(&o.NICRate)},
 			{[]string{"-asn", "--asw_switch_num"}, "N", "ASW count: it follows from -g, -gps, -npa and the wiring, so the file always has the count the fabric needs; an -asn that differs gets a warning on stderr saying why (SimAI's generator defaults -asn to 8 and warns even then)", "the count the fabric needs", num(&o.ASWs)},
 			{[]string{"-npa", "--nics_per_aswitch"}, "N", "NICs per ASW: a segment holds npa·gps GPUs rail-optimised, npa otherwise", "64; AlibabaHPN, DCN+ --dt: 128", num(&o.NICsPerASW)},
 		}},
-		{"Pod", []topoFlag{
+		{"Pod", []flagSpec{
 			{[]string{"-psn", "--psw_switch_num"}, "N", "PSW count (per pod)", "64; AlibabaHPN: 120, DCN+: 8", num(&o.PSWs)},
 			{[]string{"-apbw", "--ap_bandwidth"}, "RATE", "ASW–PSW link rate", "400Gbps", str(&o.ASWPSWRate)},
 			{[]string{"-app", "--asw_per_psw"}, "N", "PSW ports toward ASWs: one pod holds at most app/gps segments rail-optimised, app/(ASWs per segment) otherwise", "64; AlibabaHPN: 240 (--dp: 120), DCN+: 8", num(&o.ASWsPerPSW)},
 		}},
-		{"simd's additions (off by default: the file is then the generator's)", []topoFlag{
-			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", value[int]{&o.Pods, topo.ParsePods}},
+		{"simd's additions (off by default: the file is then the generator's)", []flagSpec{
+			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", val(value[int]{&o.Pods, topo.ParsePods})},
 			{[]string{"-csn", "--core_switch_num"}, "N", "core switches with more than one pod, a multiple of the PSWs of a pod; 0: just enough for each PSW to send up what its ASWs send it", "0", num(&o.Cores)},
 			{[]string{"-pcbw", "--pc_bandwidth"}, "RATE", "PSW–core link rate", "the -apbw rate", str(&o.CoreRate)},
-			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", value[float64]{&o.Oversubscription, topo.ParseOversubscription}},
+			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", val(value[float64]{&o.Oversubscription, topo.ParseOversubscription})},
 			{[]string{"--mesh"}, "", "servers without NVSwitch: every pair of a server's GPUs gets one link at -nvbw and -nl (AMD MI300X-style)", "off", sw(&o.Mesh)},
 		}},
-		{"Output", []topoFlag{
+		{"Output", []flagSpec{
 			{[]string{"-o"}, "DIR", "folder to write the file into, under the generator's name", "the current folder", str(&r.outDir)},
 		}},
-		{"Inspecting a topology file (instead of generating one)", []topoFlag{
+		{"Inspecting a topology file (instead of generating one)", []flagSpec{
 			{[]string{"-info"}, "FILE", "print the topology's node counts by kind, a GPU's NIC (its ports — 2 on a dual-ToR fabric, each to a different ToR, else 1 — with the rate of a port and of the NIC), link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", "none", str(&r.info)},
 			{[]string{"-paths"}, "SRC,DST", "with -info: also list the equal-cost paths between GPUs SRC and DST", "none", str(&r.paths)},
 			{[]string{"-path-limit"}, "N", "with -info -paths: list at most N paths", "16", num(&r.pathLimit)},
 		}},
 	}
-	fs := flag.NewFlagSet("simd topo", flag.ContinueOnError)
-	for _, g := range groups {
-		for _, f := range g.flags {
-			for _, n := range f.names {
-				fs.Var(f.value, strings.TrimLeft(n, "-"), f.usage)
-			}
-		}
-	}
+	defineGroups(fs, groups)
 	return fs, groups
 }
 
@@ -127,18 +109,9 @@ func parseTopoFlags(args []string) (*topoCommand, error) {
 	if err != nil {
 		return nil, err
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	c := &topoCommand{gen: r.gen, outDir: r.outDir}
-	for _, g := range groups {
-		for _, f := range g.flags {
-			for _, n := range f.names {
-				if given[strings.TrimLeft(n, "-")] {
-					c.given = append(c.given, f.names[0])
-					break
-				}
-			}
-		}
+	for _, s := range givenFlags(fs, groups) {
+		c.given = append(c.given, s.names[0])
 	}
 	if r.info != "" || r.paths != "" {
 		req, err := newTopoInfoRequest(r.info, r.paths, r.pathLimit, c.given)
@@ -151,7 +124,7 @@ func parseTopoFlags(args []string) (*topoCommand, error) {
 }
 
 // parseTopoArgs reads args into r, over the values r holds.
-func parseTopoArgs(args []string, r *topoRaw) (*flag.FlagSet, []topoGroup, error) {
+func parseTopoArgs(args []string, r *topoRaw) (*flag.FlagSet, []group, error) {
 	fs, groups := newTopoFlagSet(r)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -175,10 +148,10 @@ func runTopo(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err == nil {
-		if c.info.file != "" {
-			err = c.info.run(stdout)
+		if c.info.File != "" {
+			err = c.info.WriteText(stdout)
 		} else {
-			_, err = generateTopology(c.gen, c.outDir, stdout, stderr)
+			_, err = c.gen.GenerateFile(c.outDir, stdout, stderr)
 		}
 	}
 	return topoStatus(err, c == nil, stderr)
@@ -198,28 +171,6 @@ func topoStatus(err error, unparsed bool, stderr io.Writer) int {
 	return exitFailure
 }
 
-// generateTopology builds the topology opt describes (topo.GeneratorOptions.Generate), writes
-// it into the folder dir under the generator's name (topo.Generated.WriteFile), and prints the
-// generator's warning and console lines; it returns the file's path. Nothing is written when
-// the generator refuses the options.
-func generateTopology(opt topo.GeneratorOptions, dir string, stdout, stderr io.Writer) (string, error) {
-	g, err := opt.Generate()
-	if err != nil {
-		return "", badInput(err)
-	}
-	if g.Warning != "" {
-		fmt.Fprintf(stderr, "simd topo: warning: %s\n", g.Warning)
-	}
-	path, err := g.WriteFile(dir)
-	if err != nil {
-		return "", err
-	}
-	lines := g.Console()
-	lines[len(lines)-1] = path
-	_, err = fmt.Fprintln(stdout, strings.Join(lines, "\n"))
-	return path, err
-}
-
 // topoHelpText is simd topo -h: every flag with its aliases, meaning and default.
 func topoHelpText() string {
 	var b strings.Builder
@@ -235,12 +186,7 @@ or a topology the generator refuses (nothing is written); 1 other failures.
 `)
 	var r topoRaw
 	_, groups := newTopoFlagSet(&r)
-	for _, g := range groups {
-		fmt.Fprintf(&b, "\n%s:\n", g.title)
-		for _, f := range g.flags {
-			writeFlag(&b, strings.Join(f.names, ", "), f.arg, f.usage, f.def)
-		}
-	}
+	writeGroups(&b, groups)
 	b.WriteString("\n")
 	writeFlag(&b, "-h, --help", "", "print this help", "")
 	return b.String()

@@ -1,25 +1,17 @@
 package main
 
 import (
-	"io"
 	"strconv"
 	"strings"
 
-	"simd/topo"
 	"simd/topo/route"
-	"simd/workloads/sim"
 )
 
-// topoInfoRequest is simd topo -info: describe an existing topology file.
-type topoInfoRequest struct {
-	file     string
-	pathPair bool
-	src, dst int32
-	limit    int
-}
-
-func newTopoInfoRequest(file, paths string, limit int, given []string) (topoInfoRequest, error) {
-	req := topoInfoRequest{file: file, limit: limit}
+// newTopoInfoRequest reads simd topo -info's flags (route.Info describes the file): -info FILE,
+// -paths SRC,DST and -path-limit N, given alone (the generator's flags are not for an existing
+// file).
+func newTopoInfoRequest(file, paths string, limit int, given []string) (route.Info, error) {
+	req := route.Info{File: file, Limit: limit}
 	if file == "" {
 		return req, badInputf("-paths needs -info FILE")
 	}
@@ -40,33 +32,7 @@ func newTopoInfoRequest(file, paths string, limit int, given []string) (topoInfo
 		if !ok || err1 != nil || err2 != nil || src < 0 || dst < 0 {
 			return req, badInputf("-paths %q: expected two GPU ids, SRC,DST", paths)
 		}
-		req.pathPair, req.src, req.dst = true, int32(src), int32(dst)
+		req.Pair, req.Src, req.Dst = true, int32(src), int32(dst)
 	}
 	return req, nil
-}
-
-// run reads the file and prints its summary (route.Summary), then the paths -paths asks for.
-func (q topoInfoRequest) run(w io.Writer) error {
-	t, err := sim.ReadTopology(q.file, "-info")
-	if err != nil {
-		return err
-	}
-	r, err := route.New(t)
-	if err != nil {
-		return badInputf("%s: %v", q.file, err)
-	}
-	s := route.Summarize(q.file, t, r.Graph())
-	if err := s.WriteText(w); err != nil || !q.pathPair {
-		return err
-	}
-	for _, id := range []int32{q.src, q.dst} {
-		if int(id) >= t.NumNodes() || t.Kind(id) != topo.GPU {
-			return badInputf("-paths: %d is not a GPU of %s", id, q.file)
-		}
-	}
-	paths, err := r.EqualCostPaths(q.src, q.dst, q.limit)
-	if err != nil {
-		return badInputf("-paths %d,%d: %v", q.src, q.dst, err)
-	}
-	return paths.WriteText(w)
 }

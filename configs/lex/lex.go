@@ -1,6 +1,7 @@
 // Package lex reads the whitespace-separated text formats SimAI uses (workload, topology,
 // SimAI.conf) and reports bad input the one way the whole project does: an *Error that names
-// the file, the line and the field, and says what was expected.
+// the file, the line and the field, and says what was expected. Bad input with no file and line
+// (a flag's value, an option out of range) is an InputError.
 //
 // SimAI's C++ readers mix getline (for header lines) with operator>> (for everything else), so a
 // Scanner offers both: NextLine returns the rest of the current line as fields, Next returns one
@@ -62,10 +63,33 @@ func FromYAML(file string, err error) *Error {
 	return &Error{File: file, Line: 1, Msg: strings.TrimPrefix(msg, "yaml: ")}
 }
 
-// IsInputError reports whether err (or anything it wraps) is an *Error.
+// InputError marks an error caused by a run's inputs or options (a workload the topology cannot
+// hold, a SimAI.conf key out of range, an unknown algorithm, a flag's value), as opposed to one
+// of the machine (a file that cannot be written); simd exits with status 2 for it. An *Error is
+// one with a file and a line; an InputError wraps one that has none. It lives here, beside
+// Error, so that every package reading what a user gave (topo, ccl/algo, the workloads) can say
+// so without importing workloads/sim, which sits above them all.
+type InputError struct{ Err error }
+
+func (e InputError) Error() string { return e.Err.Error() }
+func (e InputError) Unwrap() error { return e.Err }
+
+// BadInput marks err as an input error; nil stays nil.
+func BadInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return InputError{err}
+}
+
+// BadInputf is an input error with a formatted message.
+func BadInputf(format string, args ...any) error { return InputError{fmt.Errorf(format, args...)} }
+
+// IsInputError reports whether err (or anything it wraps) is an *Error or an InputError.
 func IsInputError(err error) bool {
 	var e *Error
-	return errors.As(err, &e)
+	var ie InputError
+	return errors.As(err, &e) || errors.As(err, &ie)
 }
 
 // Token is one whitespace-separated word and the 1-based line it was found on.

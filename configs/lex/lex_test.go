@@ -62,6 +62,22 @@ func TestErrorFormat(t *testing.T) {
 	}
 }
 
+// An InputError is an input error however deeply it is wrapped, keeps its message, and BadInput
+// leaves nil alone.
+func TestInputError(t *testing.T) {
+	err := fmt.Errorf("run: %w", BadInputf("-n %d: expected %s", 0, "1 or more"))
+	if !IsInputError(err) || err.Error() != "run: -n 0: expected 1 or more" {
+		t.Errorf("%v: not an input error, or its message changed", err)
+	}
+	var ie InputError
+	if !errors.As(err, &ie) || ie.Error() != "-n 0: expected 1 or more" {
+		t.Errorf("errors.As: %v", ie)
+	}
+	if BadInput(nil) != nil {
+		t.Error("BadInput(nil) is not nil")
+	}
+}
+
 // FromYAML keeps the line the YAML decoder names, and falls back to line 1.
 func TestFromYAML(t *testing.T) {
 	tests := []struct {

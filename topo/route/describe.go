@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"simd/configs/lex"
 	"simd/topo"
 )
 
@@ -35,6 +36,44 @@ func Summarize(name string, t *topo.Topology, g *Graph) Summary {
 		GPUType: t.GPUType, NIC: t.NICOf(t.FirstGPU()), Links: t.NumLinks(), LinksByRate: g.LinkCountsByRate(), Tiers: tiers,
 		Bisection: b, BisectionErr: err,
 	}
+}
+
+// Info is what simd topo -info asks about: the topology file File and, when Pair is set, the
+// equal-cost paths between GPUs Src and Dst, at most Limit of them.
+type Info struct {
+	File     string
+	Pair     bool
+	Src, Dst int32
+	Limit    int
+}
+
+// WriteText reads the file (topo.ReadFile) and writes its Summary, then the paths q asks for, as
+// simd topo -info prints them. An error caused by the file or by the GPUs asked about is an
+// input error (lex.InputError). It lives here, beside Summarize and EqualCostPaths, which it
+// puts together, so that simd topo keeps only its flags.
+func (q Info) WriteText(w io.Writer) error {
+	t, err := topo.ReadFile(q.File, "-info")
+	if err != nil {
+		return err
+	}
+	r, err := New(t)
+	if err != nil {
+		return lex.BadInputf("%s: %v", q.File, err)
+	}
+	s := Summarize(q.File, t, r.Graph())
+	if err := s.WriteText(w); err != nil || !q.Pair {
+		return err
+	}
+	for _, id := range []int32{q.Src, q.Dst} {
+		if int(id) >= t.NumNodes() || t.Kind(id) != topo.GPU {
+			return lex.BadInputf("-paths: %d is not a GPU of %s", id, q.File)
+		}
+	}
+	paths, err := r.EqualCostPaths(q.Src, q.Dst, q.Limit)
+	if err != nil {
+		return lex.BadInputf("-paths %d,%d: %v", q.Src, q.Dst, err)
+	}
+	return paths.WriteText(w)
 }
 
 // tierNames are the usual names of the tiers of SimAI's generated fabrics (see Graph.Tiers).

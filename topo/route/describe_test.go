@@ -1,8 +1,12 @@
 package route
 
 import (
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"simd/configs/lex"
 )
 
 // TestSummaryText: simd topo -info's text for two of SimAI's files, whose numbers follow from
@@ -130,5 +134,24 @@ func TestEqualCostPaths(t *testing.T) {
 	}
 	if _, err := r.EqualCostPaths(3, 3, 1); err == nil {
 		t.Error("a route from a GPU to itself")
+	}
+}
+
+// Info reads the file, writes its summary and then the paths asked for; a missing file and an
+// id that is not a GPU are input errors.
+func TestInfoWriteText(t *testing.T) {
+	file := filepath.Join("..", "testdata", "Spectrum-X_8g_8gps_400Gbps_H100")
+	var b strings.Builder
+	if err := (Info{File: file, Pair: true, Src: 0, Dst: 5, Limit: 16}).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.HasPrefix(out, "topology "+file+"\n") || !strings.HasSuffix(out, "paths from GPU 0 to GPU 5: 2 hops, 1 equal-cost paths\n  0 -> 8(nvswitch) -> 5   delay 50ns, bottleneck 2.88 Tbps\n") {
+		t.Errorf("output:\n%s", out)
+	}
+	for _, q := range []Info{{File: file + ".none", Limit: 1}, {File: file, Pair: true, Src: 0, Dst: 8, Limit: 1}} {
+		if err := q.WriteText(io.Discard); !lex.IsInputError(err) {
+			t.Errorf("%+v: %v, want an input error", q, err)
+		}
 	}
 }

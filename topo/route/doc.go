@@ -1,7 +1,8 @@
 // Package route routes flows over a topology the way SimAI's ns-3 network forwards packets,
 // and answers the questions about a topology that need paths: SimAI's per-pair RTT and BDP,
 // switch tiers, oversubscription, bisection bandwidth and the set of equal-cost paths
-// (Summarize and Router.EqualCostPaths gather them, with the text simd topo -info prints).
+// (Summarize and Router.EqualCostPaths gather them, with the text simd topo -info prints; Info
+// reads a file and writes both, as simd topo -info does).
 //
 // A Graph is the compact form of a topo.Topology: CSR adjacency in flat int32 slices, and link
 // i of the file numbered as the directed links 2i (Src→Dst) and 2i+1 (Dst→Src), so that the

@@ -40,7 +40,8 @@
 // the summary, and returns the results the summary was made from as values (Outcome: the
 // analytical report, the event Result, the Comparison, the jobs' rows or the trace's result,
 // and the files written); simd and simd sweep's runs both go through it. ExecuteMoE does the
-// same for simd moe run's event mode.
+// same for simd moe run's event mode, and ExecuteMoERun is the whole of simd moe run from its
+// flags' values (MoERunRequest): the estimates or the event mode, the summary and metrics.json.
 //
 // # Where things are
 //
@@ -73,10 +74,10 @@
 //     jobs.csv's alone figures (ReadAlone reads them from an earlier run's instead);
 //     EstimateMoE (moe.go) is simd moe run's estimate mode.
 //   - The subcommands' other logic lives with what it is about: simd dag's study of one
-//     collective in ccl/algo (Study), simd topo's generator, its value readers and its writer
-//     into a folder (Generated.WriteFile) in topo and its -info in topo/route, simd sweep's
-//     grid in workloads/sweep, and the folder readers of simd plot and simd report in
-//     cmd/simd/plots and cmd/simd/report.
+//     collective in ccl/algo (Study, StudyRequest), simd topo's generator, its value readers
+//     and its writer into a folder (GeneratorOptions.GenerateFile) in topo and its -info in
+//     topo/route (Info), simd sweep's grid in workloads/sweep, and the folder readers of simd
+//     plot and simd report in cmd/simd/plots and cmd/simd/report.
 //   - The memory guard (memory.go) estimates a run's peak from closed forms before anything
 //     is simulated and refuses one the machine cannot hold.
 //

@@ -1,37 +1,25 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 
 	"simd/configs/lex"
 )
 
-// InputError marks an error caused by a run's inputs or options (a workload the topology cannot
-// hold, a SimAI.conf key out of range, an unknown algorithm), as opposed to one of the machine
-// (a file that cannot be written). simd exits with status 2 for it.
-type InputError struct{ Err error }
-
-func (e InputError) Error() string { return e.Err.Error() }
-func (e InputError) Unwrap() error { return e.Err }
+// InputError marks an error caused by a run's inputs or options, as opposed to one of the
+// machine; simd exits with status 2 for it. It is lex.InputError, so that the packages below
+// this one (topo, ccl/algo, workloads) mark their callers' mistakes the same way.
+type InputError = lex.InputError
 
 // BadInput marks err as an input error; nil stays nil.
-func BadInput(err error) error {
-	if err == nil {
-		return nil
-	}
-	return InputError{err}
-}
+func BadInput(err error) error { return lex.BadInput(err) }
 
 // BadInputf is an input error with a formatted message.
-func BadInputf(format string, args ...any) error { return InputError{fmt.Errorf(format, args...)} }
+func BadInputf(format string, args ...any) error { return lex.BadInputf(format, args...) }
 
 // IsInputError reports whether err, or an error it wraps, is an InputError or a parser's
 // file:line error (configs/lex).
-func IsInputError(err error) bool {
-	var ie InputError
-	return errors.As(err, &ie) || lex.IsInputError(err)
-}
+func IsInputError(err error) bool { return lex.IsInputError(err) }
 
 // EventLimitError is the stop cause of a run that processed Options.MaxEvents events.
 type EventLimitError struct{ Events uint64 }

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
 
 	"simd/ccl/algo"
 	"simd/ccl/nccl"
+	"simd/configs/atomicfile"
 	"simd/engine"
 	"simd/workloads"
 	"simd/workloads/chakra"
@@ -163,6 +166,13 @@ type Folder struct {
 	// Job marks a job's folder of a multi-job run: it holds the job's layers, and the network's
 	// files are the shared run's, in the run's folder.
 	Job bool
+}
+
+// Files is where the folder's files are: the folder that holds them and the prefix of their
+// names, with the sub-folder a prefix such as "a/b_" names moved into the folder ("DIR/a", "b_").
+func (f Folder) Files() (dir, prefix string) {
+	dir, prefix = filepath.Split(filepath.Join(f.Dir, f.Prefix+"x"))
+	return filepath.Clean(dir), strings.TrimSuffix(prefix, "x") // "." for an empty folder
 }
 
 // DefaultExample is the shipped workload a Request without a workload runs.
@@ -456,4 +466,113 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// MoERunRequest is simd moe run as a value, with its flags' values as they were given: the
+// workload folder simd moe gen wrote, the dispatch plan, and how to price it: with the closed
+// forms of a model (the estimate mode, EstimateMoE) or by simulating every plan on a fabric (the
+// event mode, ExecuteMoE with the embedded MoERequest's settings; its Topology also gives the
+// estimates their bandwidths). ExecuteMoERun reads the folder into the MoERequest's Config,
+// Iterations and Kind. Like Request it mirrors the command line, checking the values in the
+// order simd moe run always has, and its errors name the flags that gave them.
+type MoERunRequest struct {
+	MoERequest               // Workload is the folder (-w), Out the folder of metrics.json and fct.txt (-o)
+	Plan, Model, Mode string // deepep or fast (-plan); seed or exact (-model); estimate or event (-mode)
+	Stages            bool   // write each layer's Birkhoff stages (-stages; FAST's estimates only)
+	// Interrupt, if not nil, gives the event mode's context and the function that releases it,
+	// called as soon as the simulation ends (simd: the first SIGINT or SIGTERM stops the
+	// simulation cleanly). The estimates are not interrupted.
+	Interrupt func() (context.Context, func())
+}
+
+// ExecuteMoERun does the run r asks for: it checks the values, reads the workload folder, prices
+// every layer in r's mode, writes the summary on w and, with Out, Out/metrics.json (and, in the
+// event mode, fct.txt). A stopped event run writes what it computed, marked incomplete, and
+// returns a StoppedError. Errors caused by the request are InputErrors.
+func ExecuteMoERun(w io.Writer, r MoERunRequest) error {
+	if r.Plan == "" {
+		return BadInputf("-plan: required: deepep or fast")
+	}
+	kind, err := moe.ParseKind(r.Plan)
+	if err != nil {
+		return BadInputf("-plan %v", err)
+	}
+	model, err := moe.ParseModel(r.Model)
+	if err != nil {
+		return BadInputf("-model %v", err)
+	}
+	if r.Stages && kind != moe.FAST {
+		return BadInputf("-stages: only -plan fast has stages")
+	}
+	if r.Timeline != "" && r.Mode != "event" {
+		return BadInputf("-trace: only with -mode event (the estimates simulate no timeline)")
+	}
+	if strings.TrimSpace(r.Workload) == "" {
+		return BadInputf("-w: required: the workload folder written by simd moe gen")
+	}
+	if r.Out != "" {
+		if info, err := os.Stat(r.Out); err == nil && !info.IsDir() {
+			return BadInputf("-o %s: not a folder", r.Out)
+		}
+	}
+	cfg, iters, err := moe.ReadDir(r.Workload)
+	if err != nil {
+		return BadInputf("-w %s: %v", r.Workload, err)
+	}
+	var m moe.Metrics
+	var incomplete string // a stopped event run's note
+	var stop error
+	switch r.Mode {
+	case "estimate":
+		in := MoEInputs{Config: &cfg, Iterations: iters, Kind: kind, TopologyName: r.Topology}
+		if r.Topology != "" {
+			if in.Topology, err = MoETopology(r.Topology, &cfg); err != nil {
+				return err
+			}
+		}
+		if m, err = EstimateMoE(w, in, r.Workload, model, r.Stages); err != nil {
+			return err
+		}
+	case "event":
+		if r.Chunks < 1 {
+			return BadInputf("-chunks %d: want at least 1", r.Chunks)
+		}
+		if r.MaxWall < 0 {
+			return BadInputf("-max-wall %v: expected a duration of 0 (no limit) or more", r.MaxWall)
+		}
+		if r.Threads < 0 {
+			return BadInputf("-threads %d: want 1 or more (0: as many as Go may use, up to 2)", r.Threads)
+		}
+		if r.Stages {
+			return BadInputf("-stages: only with -mode estimate")
+		}
+		if err := CheckTimeline(r.Timeline, false); err != nil {
+			return err
+		}
+		ctx, release := context.Background(), func() {}
+		if r.Interrupt != nil {
+			ctx, release = r.Interrupt()
+		}
+		ev := r.MoERequest
+		ev.Config, ev.Iterations, ev.Kind = &cfg, iters, kind
+		st, err := ExecuteMoE(ctx, ev)
+		release()
+		if err != nil {
+			return err
+		}
+		if err := st.WriteText(w, kind); err != nil {
+			return err
+		}
+		m, incomplete = st.Metrics, st.Note
+		stop = Stopped(st.Stopped, st.At, "metrics.json and fct.txt hold the layers that finished and are marked incomplete")
+	default:
+		return BadInputf("-mode %q: expected estimate or event", r.Mode)
+	}
+	if r.Out != "" {
+		err := atomicfile.Write(filepath.Join(r.Out, "metrics.json"), func(f *os.File) error { return m.WriteJSON(f, incomplete) })
+		if err != nil {
+			return err
+		}
+	}
+	return stop
 }

@@ -152,3 +152,20 @@ func writeAllReduceTrace(t *testing.T, dir string, gpus int) string {
 	}
 	return filepath.Join(dir, "ar.%d.et")
 }
+
+// A folder's files are in its folder under its prefix, or in the sub-folder the prefix names.
+func TestFolderFiles(t *testing.T) {
+	for _, c := range []struct {
+		f               sim.Folder
+		dir, wantPrefix string
+	}{
+		{sim.Folder{Dir: "results", Prefix: "run_"}, "results", "run_"},
+		{sim.Folder{Dir: "results", Prefix: "a/b_"}, filepath.Join("results", "a"), "b_"},
+		{sim.Folder{Dir: "results", Prefix: "a/"}, filepath.Join("results", "a"), ""},
+		{sim.Folder{}, ".", ""},
+	} {
+		if dir, prefix := c.f.Files(); dir != c.dir || prefix != c.wantPrefix {
+			t.Errorf("%+v: %q, %q; want %q, %q", c.f, dir, prefix, c.dir, c.wantPrefix)
+		}
+	}
+}

@@ -51,19 +51,8 @@ func ReadWorkload(path, flag string, opt workloads.ParseOptions, log *zap.Logger
 	return w, name, nil
 }
 
-// ReadTopology reads the SimAI topology file path (topo.Parse); flag names it in messages.
-func ReadTopology(path, flag string) (*topo.Topology, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, BadInputf("%s: %v", flag, err)
-	}
-	defer f.Close()
-	t, err := topo.Parse(f, path)
-	if err != nil {
-		return nil, BadInput(err)
-	}
-	return t, nil
-}
+// ReadTopology reads the SimAI topology file path (topo.ReadFile); flag names it in messages.
+func ReadTopology(path, flag string) (*topo.Topology, error) { return topo.ReadFile(path, flag) }
 
 // ReadFlowFile reads an ns-3/HPCC flow file (workloads.ParseFlowFile) at path; flag names it in
 // messages.

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,6 +138,56 @@ func TestMoEBandwidthsOf(t *testing.T) {
 		want := MoEBandwidths{NVLinkGBps: c.nvl, NetworkGBps: c.netGBs, Source: "the topology " + g.FileName}
 		if b != want {
 			t.Errorf("%s: %+v, want %+v", g.FileName, b, want)
+		}
+	}
+}
+
+// ExecuteMoERun checks simd moe run's values in its order, each mistake an input error naming
+// its flag; a good request prices the workload and writes metrics.json, in both modes.
+func TestExecuteMoERun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "w")
+	cfg := moe.Config{Nodes: 2, GPUsPerNode: 2, ExpertsPerGPU: 2, SeqLen: 4, Batch: 1, TopK: 2, Layers: 1, Iters: 1,
+		Hidden: 64, DtypeBytes: 2, BWInterGBps: 1, BWIntraGBps: 1, Seed: 1}
+	if err := moe.GenerateDir(dir, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	ok := MoERunRequest{MoERequest: MoERequest{Workload: dir, Completion: "ack", Pacing: "packet", ECNMarking: "dequeue", Chunks: 1, Seed: 1},
+		Plan: "deepep", Model: "seed", Mode: "estimate"}
+	for _, c := range []struct {
+		set  func(r *MoERunRequest)
+		want string
+	}{
+		{func(r *MoERunRequest) { r.Plan = "" }, "-plan: required"},
+		{func(r *MoERunRequest) { r.Plan = "tree" }, "-plan "},
+		{func(r *MoERunRequest) { r.Model = "guess" }, "-model "},
+		{func(r *MoERunRequest) { r.Stages = true }, "-stages: only -plan fast"},
+		{func(r *MoERunRequest) { r.Timeline = "t.json" }, "-trace: only with -mode event"},
+		{func(r *MoERunRequest) { r.Workload = " " }, "-w: required"},
+		{func(r *MoERunRequest) { r.Workload = dir + "x" }, "-w " + dir + "x: "},
+		{func(r *MoERunRequest) { r.Mode = "guess" }, `-mode "guess"`},
+		{func(r *MoERunRequest) { r.Mode, r.Chunks = "event", 0 }, "-chunks 0"},
+		{func(r *MoERunRequest) { r.Mode, r.MaxWall = "event", -time.Second }, "-max-wall -1s"},
+		{func(r *MoERunRequest) { r.Mode, r.Threads = "event", -1 }, "-threads -1"},
+		{func(r *MoERunRequest) { r.Mode, r.Plan, r.Stages = "event", "fast", true }, "-stages: only with -mode estimate"},
+	} {
+		r := ok
+		c.set(&r)
+		var b strings.Builder
+		if err := ExecuteMoERun(&b, r); !IsInputError(err) || !strings.HasPrefix(err.Error(), c.want) || b.Len() != 0 {
+			t.Errorf("%s: %v, want an input error starting %q", c.want, err, c.want)
+		}
+	}
+	for _, mode := range []string{"estimate", "event"} {
+		r := ok
+		r.Mode, r.Out = mode, filepath.Join(t.TempDir(), "out")
+		interrupted := false
+		r.Interrupt = func() (context.Context, func()) { interrupted = true; return context.Background(), func() {} }
+		var b strings.Builder
+		if err := ExecuteMoERun(&b, r); err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if _, err := os.Stat(filepath.Join(r.Out, "metrics.json")); err != nil || !strings.Contains(b.String(), "DeepEP Final Results") || interrupted != (mode == "event") {
+			t.Errorf("%s: metrics.json %v, interrupted %v, summary:\n%s", mode, err, interrupted, b.String())
 		}
 	}
 }

@@ -1,8 +1,10 @@
 // Package sweep describes parameter sweeps of simd: a spec (workloads × topologies × SimAI.conf
 // overrides × modes) read from a small YAML file, its expansion into numbered runs, the split of
 // the runs into shards, the manifest each run leaves in its folder, and the merge of manifests
-// into one table. It knows runs and their parameters, not links: Executor runs a shard's runs,
-// each through the Point its caller gives (simd sweep's runs one grid point in-process).
+// into one table. It knows runs and their parameters, not links: Plan reads a spec and its
+// shard and readies each run (Prepare: its topology generated, its SimAI.conf written, its
+// sim.Request built), and Executor runs a shard's runs, each through the Point its caller
+// gives (simd sweep's runs the prepared request in-process).
 package sweep
 
 import (
