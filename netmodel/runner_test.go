@@ -20,6 +20,12 @@ func runDAG(t *testing.T, tp *topo.Topology, d ccl.DAG, lat Latency) (engine.Tim
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runDAGOn(t, fab, d, lat)
+}
+
+// runDAGOn is runDAG on a fabric already built.
+func runDAGOn(t *testing.T, fab *Fabric, d ccl.DAG, lat Latency) (engine.Time, []FlowRecord) {
+	t.Helper()
 	s := engine.NewScheduler()
 	sim := NewSimulator(s, fab, Options{})
 	var recs []FlowRecord
@@ -274,16 +280,7 @@ func TestRunEndsAtItsLatestArrival(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := engine.NewScheduler()
-			sim := NewSimulator(s, fab, Options{})
-			var recs []FlowRecord
-			sim.Observe(recorder{&recs})
-			var end engine.Time = -1
-			sim.Run(d, lat, func() { end = s.Now() })
-			s.Run()
-			if err := sim.Err(); err != nil {
-				t.Fatal(err)
-			}
+			end, recs := runDAGOn(t, fab, d, lat)
 			got := map[ccl.FlowID]FlowRecord{}
 			for _, r := range recs {
 				got[r.Flow] = r
