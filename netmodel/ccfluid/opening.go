@@ -54,13 +54,22 @@ func (n *Network) beginOpening(id int32, now engine.Time) {
 		n.open = append(n.open, openState{})
 	}
 	f := &n.flows[id]
+	w := n.window(id, n.ccRate(id))
 	rtt := n.roundTripSecs(id, now)
 	// Its window cannot be out before its first ACK unless it takes less than the round trip
 	// at its rate now, the most it will inject (with VAR_WIN the window shrinks with the rate).
 	r := n.sendRate(id)
-	f.opening, f.openShort = true, r > 0 && n.window(id, n.ccRate(id))*8/r < rtt
-	n.open[id] = openState{ackAt: now + ceilPs(rtt)}
-	n.setTimer(&n.open[id].t, n.open[id].ackAt-now, id, evOpen|int64(f.gen)<<24)
+	f.opening, f.openShort = true, r > 0 && w*8/r < rtt
+	d := ceilPs(rtt)
+	n.open[id] = openState{ackAt: now + d}
+	if f.openShort {
+		n.setTimer(&n.open[id].t, d, id, evOpen|int64(f.gen)<<24)
+		return
+	}
+	// The event stays at the first ACK, and the round trips of flows on idle paths take a few
+	// values: the scheduler's delay lines hold it without a heap operation. It is not
+	// cancelled when the flow is sent first; it then finds the opening over (openingDue).
+	n.s.AfterFixed(d, n.h, id, evOpen|int64(f.gen)<<24)
 }
 
 // openingDemand is flow id's demand while it opens (ok), given its rate r and its window w in
