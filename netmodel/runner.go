@@ -184,9 +184,12 @@ type pairState struct {
 	off, n int32  // the path in pathArena; n < 0: several equal-cost paths, route every flow
 	delay  engine.Time
 	known  bool // the path count has been looked up
-	// The route of the pair's ACKs (from dst back to src), likewise.
+	// The route of the pair's ACKs (from dst back to src), likewise, and when it is cached,
+	// its time (ackTime: its propagation and an ACK's serialisation on every hop) once known
+	// (ackTime ≥ 0).
 	ackKnown     bool
 	ackOff, ackN int32
+	ackTime      engine.Time
 }
 
 // releasedFlow is what starting a released flow needs, 24 bytes: the DAG describes the rest.
@@ -605,7 +608,7 @@ func (m *Simulator) startPath(ps *pairState, src, dst int32, sport, dport, first
 	if m.ccnet != nil {
 		nf = m.ccnet.Start(path, ack, bytes, tag)
 	} else {
-		nf = m.ideal.Start(path, bytes, m.doneDelay(delay, ack), tag)
+		nf = m.ideal.Start(path, bytes, m.doneDelay(ps, delay, ack), tag)
 	}
 	if m.track {
 		for int(nf) >= len(m.inflight) {
@@ -621,18 +624,29 @@ func (m *Simulator) startPath(ps *pairState, src, dst int32, sport, dport, first
 // flow being done besides its last packet's store-and-forward, which the network adds
 // (Transport.Tail): the path's propagation delay, and with ACK completion the ACK's
 // propagation and serialisation on its route back. No queue delays anything: the ideal model
-// has none.
-func (m *Simulator) doneDelay(delay engine.Time, ack []int32) engine.Time {
+// has none. The ACK's time is kept in ps when its route is (a pair whose way back has one
+// path): a ring sends thousands of flows between the same two GPUs, and the sum reads every
+// link of the route back.
+func (m *Simulator) doneDelay(ps *pairState, delay engine.Time, ack []int32) engine.Time {
 	if !m.tr.AtAck {
 		return delay
 	}
+	cached := ps.ackKnown && ps.ackN >= 0
+	if cached && ps.ackTime >= 0 {
+		return delay + ps.ackTime
+	}
 	g := m.fab.Graph
+	var back engine.Time
 	var inv float64
 	for _, l := range ack {
-		delay += g.Delay(l)
+		back += g.Delay(l)
 		inv += 1 / g.Rate(l)
 	}
-	return delay + ceilSeconds(float64(float64(m.tr.Ack*8)*inv))
+	back += ceilSeconds(float64(float64(m.tr.Ack*8) * inv))
+	if cached {
+		ps.ackTime = back
+	}
+	return delay + back
 }
 
 // ceilSeconds converts seconds to picoseconds, rounded up.
@@ -657,7 +671,7 @@ func (m *Simulator) ackRoute(ps *pairState, src, dst int32, sport, dport uint16)
 	}
 	m.ackBuf = path
 	if !ps.ackKnown {
-		ps.ackKnown, ps.ackN = true, -1
+		ps.ackKnown, ps.ackN, ps.ackTime = true, -1, -1
 		if one, err := m.fab.Router.SinglePath(dst, src); err == nil && one {
 			ps.ackOff, ps.ackN = int32(len(m.pathArena)), int32(len(path))
 			m.pathArena = append(m.pathArena, path...)
@@ -871,7 +885,7 @@ func (m *Simulator) linkDown(a, b int32) {
 		if m.ccnet != nil {
 			m.ccnet.Reroute(f, path, ack)
 		} else {
-			m.ideal.Reroute(f, path, m.doneDelay(delay, ack))
+			m.ideal.Reroute(f, path, m.doneDelay(ps, delay, ack))
 		}
 	}
 	m.moved = ids[:0]
