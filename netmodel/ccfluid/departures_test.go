@@ -26,6 +26,7 @@ func departureConfig() Config {
 func TestDeparturesLeaveInArrivalOrder(t *testing.T) {
 	g := star(t, 3, G400, engine.Microsecond)
 	cfg := departureConfig()
+	cfg.Reshape = false // the arrival curve and the injection histories are the unreshaped model's
 	cfg.DCQCN.RPTimer = engine.Second
 	cfg.ECN = func(float64) (cc.ECNMarker, bool) { // ports that keep their curves but never mark
 		return cc.ECNMarker{KMin: 1 << 40, KMax: 1 << 41}, true

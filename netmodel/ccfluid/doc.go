@@ -28,31 +28,38 @@
 // have stored its last packet (fluid.Transport.Tail), and — with Transport.AtAck — the ACK has
 // crossed the queues of its route back, behind the data queued there.
 //
-// Queues. Every directed link has a FIFO egress queue. Its arrivals are the sum of the
-// injections of the flows crossing it, taken at the senders' rates (the classic fluid network
-// model, also Zhu et al.'s DCQCN model: a queue upstream delays bytes but does not reshape the
-// rates seen downstream). Between events arrivals and capacity are constant, so the backlog is
-// linear: it grows at arrivals − capacity and drains at capacity − arrivals down to zero,
-// where an "empty" event switches it to passing arrivals through. A flow's last byte is
-// followed through the queues: it enters a queue behind the backlog there and leaves once the
-// link has sent that backlog (FIFO), then enters the next one; its arrival at the receiver
-// (Observer.FlowArrived, reported as soon as it is known) is when it leaves the last queue plus
-// the path's delay (and the tail and the ACK's way back, above). Queues are followed in the senders' time frame — the one in which a
-// sender's rate reaches every queue of its path at once, as the arrivals above assume — so
-// the propagation delay is added once, at the end, as in the ideal model, and one flow alone
-// on an idle path arrives at exactly the same time in both models. Queueing delay, and a
-// pause anywhere on the path, lengthen a flow's completion exactly as far as the fluid queues
-// say. The link where the last byte waited longest is the flow's bottleneck (reported to a
-// fluid.BottleneckObserver; a flow that never waited reports its path's slowest link).
+// Queues. Every directed link has a FIFO egress queue. Its arrivals are the sum of the arrival
+// rates of the flows crossing it; between events arrivals and capacity are constant, so the
+// backlog is linear: it grows at arrivals − capacity and drains at capacity − arrivals down to
+// zero, where an "empty" event switches it to passing arrivals through. What a flow brings to
+// a link is, with Config.Reshape (reshape.go, SimAI's switches), what the link before it sends
+// it: a link that passes its arrivals through passes each flow's on, and one with a backlog
+// sends at its rate, shared among its flows in the proportions they arrived in when the bytes
+// now leaving did (FIFO), so the links after a queue receive no more than its rate, and a flow
+// whose sender is done still reaches them until its last byte has left the queue. Without it
+// every link of a path receives the flow's injection at once (the classic fluid network model,
+// also Zhu et al.'s DCQCN model: a queue upstream delays bytes but does not reshape the rates
+// seen downstream). A flow's last byte is followed through the queues: it enters a queue
+// behind the backlog there and leaves once the link has sent that backlog (FIFO), then enters
+// the next one; its arrival at the receiver (Observer.FlowArrived, reported as soon as it is
+// known) is when it leaves the last queue plus the path's delay (and the tail and the ACK's
+// way back, above). Queues are followed in the senders' time frame — the one in which what a
+// link sends reaches the next link at once — so the propagation delay is added once, at the
+// end, as in the ideal model, and one flow alone on an idle path arrives at exactly the same
+// time in both models. Queueing delay, and a pause anywhere on the path, lengthen a flow's
+// completion exactly as far as the fluid queues say. The link where the last byte waited
+// longest is the flow's bottleneck (reported to a fluid.BottleneckObserver; a flow that never
+// waited reports its path's slowest link).
 //
 // ECN (DCQCN and DCTCP). A switch egress port whose rate has an entry in KMIN_MAP/KMAX_MAP/PMAX_MAP marks what it
 // sends with RED's probability of its backlog (cc.ECNMarker). The number of marked packets is
 // its expected value, PACKET_PAYLOAD_SIZE bytes per packet: the integral of
 // rate·p(q(t))/packet, computed exactly over the linear backlog (quadratic where p is linear),
 // so the next mark's time is solved, not polled. Each mark belongs to one of the flows whose
-// bytes the port sends, drawn with probability proportional to what it injected when they
-// arrived (with Config.MarkDepartures, departures.go: the port's FIFO arrival curve and the
-// flows' past injections; without, its injection now) from a generator seeded by
+// bytes the port sends, drawn with probability proportional to what it brought in when they
+// arrived (with Config.MarkDepartures: with Config.Reshape its departure weight there,
+// reshape.go; without, departures.go's estimate from the port's FIFO arrival curve and the
+// flows' past injections; without MarkDepartures, its arrival now) from a generator seeded by
 // Config.Seed, among those that have put a packet through the port since their last mark (a
 // switch marks packets, so a flow carries at most one mark per packet: a slow flow into a busy
 // port is not marked, and cut, several times within one of its packet times); the receiver's
@@ -80,9 +87,10 @@
 // # What the model leaves out
 //
 // Per-packet effects: drops (PFC makes the fabric lossless), retransmission, jitter, the
-// serialisation of individual packets. Reshaping: a congested or paused queue does not slow
-// the arrivals its flows bring to queues further on, and bytes released by a resume reach them
-// at the senders' rates, not as a burst. CNPs are not delayed by queues on the way back.
+// serialisation of individual packets. Without Config.Reshape, a congested or paused queue does
+// not slow the arrivals its flows bring to queues further on, and bytes released by a resume
+// reach them at the senders' rates, not as a burst; with it, bytes a resume releases leave at
+// the link's rate in the proportions they came in. CNPs are not delayed by queues on the way back.
 // TIMELY and HPCC-PINT are not modelled.
 //
 // # Events and determinism

@@ -82,6 +82,7 @@ func repoConfig() Config {
 		BufferBytes: 32 * MB,
 		NICRate:     G400,
 		Seed:        1,
+		Reshape:     true,
 	}
 }
 

@@ -85,6 +85,10 @@ type Config struct {
 	// waits for the first ACK, as ns-3's queue pairs do (opening.go); false caps the flow at
 	// window/RTT from its start.
 	FirstWindowBurst bool
+	// Reshape passes on from each link what leaves its queue, in the proportions the queue's
+	// bytes arrived in (reshape.go); false lets every link of a path receive the flow's
+	// injection at once.
+	Reshape bool
 }
 
 // Stats are the network's counters.
@@ -141,6 +145,7 @@ type flow struct {
 	// opening: its first round trip is not over (opening.go; Network.open holds the rest);
 	// openShort: its window can be out before its first ACK.
 	opening, openShort bool
+	rgen               uint32      // its route generation: Start and Reroute move its hops (reshape.go)
 	rem                float64     // bytes left to inject, at time at
 	at                 engine.Time //
 	inj                float64     // bits/s the NIC injects now
@@ -223,6 +228,9 @@ type link struct {
 	dirty   bool
 	nicDir  bool
 	backlog bool // the queue held or gained bytes at its last change (PFC relevance)
+	// Reshaping (reshape.go): whether it shared what it sends by its flows' weights when their
+	// next hops were last set, and whether they are to be set again this instant.
+	shaped, shareDir bool
 
 	// Its other timers, and the last bytes of flows waiting in its queue.
 	mkT    engine.Timer
@@ -250,6 +258,7 @@ type link struct {
 	aggSlope float64        // the backlog slope this link contributes to its switch's total line
 	feeds    []feeder       // for an egress link of a PFC switch: its arrivals by ingress port
 	blIdx    int32          // its position in its switch's backlogged list while backlog
+	down     int32          // with Reshape: how many of its flows go on to another hop
 }
 
 // Network is the fluid model with congestion control: sender rates come from DCQCN, each
@@ -269,6 +278,9 @@ type Network struct {
 	// With MarkDepartures (departures.go): the past injections of the flows, in blocks of
 	// histLen (histAt: a flow slot's block + 1, 0 for none yet), chunks of histChunk blocks.
 	departures bool
+	// markFIFO: with MarkDepartures and Reshape, a port draws the flow it marks by its
+	// departure weights (reshape.go), and departures is off.
+	markFIFO   bool
 	histAt     []int32
 	hist       [][]injSeg
 	histBlocks int32
@@ -280,8 +292,12 @@ type Network struct {
 	free    []int32
 	arena   []int32
 	apos    []int32 // position of each hop's entry in its link's list
-	links   []link
-	sw      []pfcSwitch
+	// With Reshape (reshape.go): per directed link, its flows' arrivals and departure weights
+	// and their queued changes; the links whose departure shares moved this instant.
+	weights     []linkWeights
+	dirtyShares []int32
+	links       []link
+	sw          []pfcSwitch
 
 	dcqcn map[float64]*cc.DCQCNConfig // per line rate
 	dctcp map[float64]*cc.DCTCPConfig
@@ -371,7 +387,9 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 			return nil, err
 		}
 	}
-	if cfg.MarkDepartures && cfg.ECN != nil {
+	if cfg.MarkDepartures && cfg.ECN != nil && cfg.Reshape {
+		n.markFIFO = true // the departure weights of reshape.go say what a port sends
+	} else if cfg.MarkDepartures && cfg.ECN != nil {
 		n.departures = true
 		n.curve = make([]arrPoint, nl*curveLen)
 		n.curveAt = make([]curveRing, nl)
@@ -381,6 +399,9 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 		for l := range n.dcqcnOf {
 			n.dcqcnOf[l] = n.dcqcn[n.links[l].capa]
 		}
+	}
+	if cfg.Reshape {
+		n.weights = make([]linkWeights, nl)
 	}
 	if cfg.PFC {
 		if err := n.buildSwitches(); err != nil {
@@ -426,16 +447,14 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	if h+ah > f.room {
 		f.room = max(h+ah, 8)
 		f.off = int32(len(n.arena))
-		for range f.room {
-			n.arena = append(n.arena, 0)
-			n.apos = append(n.apos, 0)
-		}
+		n.growArena(f.room)
 	}
 	now := n.s.Now()
 	f.tag, f.bytes, f.hops, f.start = tag, bytes, h, now
 	f.wire = n.cfg.Transport.Wire(bytes)
 	f.rem, f.at, f.inj, f.cinj, f.extent = float64(f.wire), now, 0, 0, 0
 	f.gen++
+	f.rgen++
 	f.state = stateSending
 	f.sendT, f.ccT = engine.Timer{}, engine.Timer{}
 	f.gate, f.lastRx, f.markAt = cc.CNPGate{}, 0, 0
@@ -448,9 +467,10 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	copy(n.arena[f.off+h:f.off+h+ah], ack)
 	f.ack = ah
 	for k, l := range path {
-		lk := &n.links[l]
-		n.apos[f.off+int32(k)] = int32(len(lk.on))
-		lk.on = append(lk.on, entry{id, int32(k)})
+		n.joinList(l, id, int32(k))
+	}
+	if n.reshape() {
+		n.joinHops(id)
 	}
 	n.times(f)
 	f.lim, f.slack, f.rtt = math.Inf(1), math.Inf(1), 0
@@ -637,6 +657,10 @@ func (n *Network) setArrival(l int32, d float64, now engine.Time) {
 
 // applyFlow brings the links' arrival sums in line with flow id's injection and extent.
 func (n *Network) applyFlow(id int32, now engine.Time) {
+	if n.reshape() {
+		n.applyInjection(id, now)
+		return
+	}
 	f := &n.flows[id]
 	ext := int32(0)
 	inj := 0.0
@@ -666,6 +690,33 @@ func (n *Network) applyFlow(id int32, now engine.Time) {
 		n.recordInjection(id, f.cinj, now)
 	}
 	f.extent, f.cinj = ext, inj
+	n.ackRoom(id, inj)
+}
+
+// applyInjection is applyFlow with reshaping: the flow's injection is its arrival at its first
+// link, and runs on from there (reshape.go).
+func (n *Network) applyInjection(id int32, now engine.Time) {
+	f := &n.flows[id]
+	inj := 0.0
+	if f.state == stateSending {
+		inj = f.inj
+	}
+	if inj == f.cinj {
+		return
+	}
+	if f.hops > 0 {
+		n.propagate(id, 0, inj, now)
+	}
+	if n.departures {
+		n.recordInjection(id, f.cinj, now)
+	}
+	f.cinj = inj
+	n.ackRoom(id, inj)
+}
+
+// ackRoom makes the port that answers flow id keep room for its ACKs once the flow injects.
+func (n *Network) ackRoom(id int32, inj float64) {
+	f := &n.flows[id]
 	if f.ack > 0 && n.ackShare > 0 && inj > 0 {
 		// Its receiver answers every packet, ahead of its own data (ns-3's NIC sends ACKs
 		// first): an ACK stream of ackShare of what it receives. The receiver's NIC keeps room
@@ -853,13 +904,14 @@ func (n *Network) instantEnd() {
 	n.pending = false
 	// With windows, a link re-armed may send the ports of the flows whose ACKs cross it
 	// sharing again (window.go): a few rounds reach the instant's fixed point.
-	for round := 0; round < winRounds && (len(n.dirtyNIC) > 0 || len(n.dirtyLinks) > 0); round++ {
+	for round := 0; round < winRounds && (len(n.dirtyNIC) > 0 || len(n.dirtyLinks) > 0 || len(n.dirtyShares) > 0); round++ {
 		for i := 0; i < len(n.dirtyNIC); i++ {
 			l := n.dirtyNIC[i]
 			n.links[l].nicDir = false
 			n.shareNIC(l, now)
 		}
 		n.dirtyNIC = n.dirtyNIC[:0]
+		n.settleShares(now)
 		for i := 0; i < len(n.dirtyLinks); i++ {
 			l := n.dirtyLinks[i]
 			n.links[l].dirty = false
@@ -903,10 +955,19 @@ func (n *Network) armLink(l int32, now engine.Time) {
 func (n *Network) armMarker(l int32) {
 	lk := &n.links[l]
 	d := engine.Never
+	target := math.Inf(1)
 	if int(lk.mhead) < len(lk.mk) {
+		target = lk.mk[lk.mhead].target
+	}
+	if lk.down > 0 && n.weights[l].pending() {
+		// A link no flow goes on from applies its weights when it marks (markedFlow).
+		lw := &n.weights[l]
+		target = min(target, lw.wm[lw.whead].target)
+	}
+	if !math.IsInf(target, 1) {
 		c := n.capOf(l)
 		if c > 0 {
-			d = ceilPs(max(lk.mk[lk.mhead].target-lk.qs.served, 0) * 8 / c)
+			d = ceilPs(max(target-lk.qs.served, 0) * 8 / c)
 		}
 	}
 	n.setTimer(&lk.mkT, d, l, evMarkerOut)
@@ -925,6 +986,9 @@ func (n *Network) handle(ev engine.Event) {
 		n.links[ev.Target].qs.q = 0
 		n.links[ev.Target].emptyT = engine.Timer{}
 		n.linkDirty(ev.Target)
+		if n.reshape() && n.links[ev.Target].shaped {
+			n.sharesDirty(ev.Target)
+		}
 		if n.windowed() {
 			n.windowsShorter(ev.Target, now)
 		}
@@ -1033,7 +1097,9 @@ func (n *Network) sent(id int32, now engine.Time) {
 		n.links[first].src = src[:len(src)-1]
 	}
 	n.nicDirty(first)
-	n.leaveLinks(id)
+	if !n.reshape() {
+		n.leaveLinks(id) // with reshaping it leaves each link after its last byte
+	}
 	if n.windowed() {
 		n.leaveAckLinks(id)
 	}
@@ -1098,12 +1164,17 @@ func (n *Network) enter(id int32, hop int32, now engine.Time) {
 
 // forward passes flow id's last byte from its hop-th queue to the next one, or to the receiver
 // one path delay later. Queues are followed in the senders' time frame, the one in which
-// arrivals reach every queue of a path at once (see the package doc), so the byte moves on at
-// once and the path's delay is added at the end, as in the ideal model.
+// what a link sends reaches the next at once (see the package doc), so the byte moves on at
+// once and the path's delay is added at the end, as in the ideal model. With reshaping the
+// flow leaves the link's list here: none of its bytes are left in the queue.
 func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
 	f := &n.flows[id]
 	if w := now - entered; w > f.bnWait && hop < f.hops {
 		f.bnWait, f.bn = w, n.arena[f.off+hop]
+	}
+	if hop < f.hops && n.reshape() {
+		n.leaveHop(id, hop, now)
+		f = &n.flows[id]
 	}
 	end := f.hops
 	if n.cfg.Transport.AtAck {
@@ -1124,6 +1195,9 @@ func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
 // markerOut: link l's head marker has been served.
 func (n *Network) markerOut(l int32, now engine.Time) {
 	n.advanceLink(l, now)
+	if n.reshape() {
+		n.weightsOut(l)
+	}
 	lk := &n.links[l]
 	for int(lk.mhead) < len(lk.mk) {
 		m := lk.mk[lk.mhead]
@@ -1214,6 +1288,21 @@ func (n *Network) markedFlow(l int32, now engine.Time) (pick, hop int32) {
 	if n.cfg.Transport.Payload <= 0 {
 		pkt = n.cfg.PacketBytes * 8
 	}
+	if n.markFIFO {
+		// Its flows' departure weights are what each brought in when the bytes it sends now
+		// arrived (reshape.go).
+		n.weightsOut(l)
+		lk = &n.links[l]
+		n.mw = n.mw[:0]
+		for _, r := range n.weights[l].rt {
+			n.mw = append(n.mw, r.w)
+		}
+		c := 0.0
+		if lk.shaped || n.shaping(l) {
+			c = n.capOf(l)
+		}
+		return n.drawMarked(l, n.weights[l].wsum, c, pkt, now)
+	}
 	if n.departures && lk.qs.q > 0 {
 		// What the port sends now arrived a queue's delay ago (departures.go).
 		if c := n.capOf(l); c > 0 {
@@ -1223,12 +1312,8 @@ func (n *Network) markedFlow(l int32, now engine.Time) (pick, hop int32) {
 		}
 	}
 	n.mw = n.mw[:0]
-	for _, e := range lk.on {
-		w := 0.0
-		if f := &n.flows[e.f]; e.hop < f.extent {
-			w = f.cinj
-		}
-		n.mw = append(n.mw, w)
+	for i := range lk.on {
+		n.mw = append(n.mw, n.entryRate(l, i))
 	}
 	return n.drawMarked(l, lk.arr, 0, pkt, now)
 }

@@ -285,8 +285,12 @@ func (n *Network) applyPause(l int32, pause bool, now engine.Time) {
 		n.noteArrivals(l, now, lk.arr, 0) // its queue may start to grow here
 	}
 	lk.paused = pause
-	for _, e := range lk.on {
-		n.applyFlow(e.f, now)
+	if n.reshape() {
+		n.sharesDirty(l) // what it sends its flows' next hops moves with its rate
+	} else {
+		for _, e := range lk.on {
+			n.applyFlow(e.f, now)
+		}
 	}
 	n.nicDirty(l)
 	n.linkDirty(l)

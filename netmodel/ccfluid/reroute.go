@@ -22,11 +22,15 @@ func (n *Network) Reroute(f FlowID, path, ack []int32) {
 	// Bring the sender's bytes up to now at its current injection, then withdraw it.
 	fl.rem = max(fl.rem-float64(float64(fl.inj*secs(now-fl.at))/8), 0)
 	fl.at = now
-	fl.state = stateSent // applyFlow withdraws a flow that is not sending
-	n.applyFlow(id, now)
-	fl.state = stateSending
 	oldFirst := n.arena[fl.off]
-	n.leaveLinks(id)
+	if n.reshape() {
+		n.withdrawHops(id, now)
+	} else {
+		fl.state = stateSent // applyFlow withdraws a flow that is not sending
+		n.applyFlow(id, now)
+		fl.state = stateSending
+		n.leaveLinks(id)
+	}
 	if n.windowed() {
 		n.leaveAckLinks(id)
 	}
@@ -41,18 +45,16 @@ func (n *Network) Reroute(f FlowID, path, ack []int32) {
 	if h+ah > fl.room {
 		fl.room = max(h+ah, 8)
 		fl.off = int32(len(n.arena))
-		for range fl.room {
-			n.arena = append(n.arena, 0)
-			n.apos = append(n.apos, 0)
-		}
+		n.growArena(fl.room)
 	}
 	fl.hops, fl.ack = h, ah
 	copy(n.arena[fl.off:fl.off+h], path)
 	copy(n.arena[fl.off+h:fl.off+h+ah], ack)
 	for k, l := range path {
-		lk := &n.links[l]
-		n.apos[fl.off+int32(k)] = int32(len(lk.on))
-		lk.on = append(lk.on, entry{id, int32(k)})
+		n.joinList(l, id, int32(k))
+	}
+	if n.reshape() {
+		n.joinHops(id)
 	}
 	n.times(fl)
 	if n.windowed() {
@@ -77,25 +79,26 @@ func (n *Network) Reroute(f FlowID, path, ack []int32) {
 func (n *Network) leaveLinks(id int32) {
 	f := &n.flows[id]
 	for k := range f.hops {
-		l := n.arena[f.off+k]
-		p := n.apos[f.off+k]
-		list := n.links[l].on
-		last := int32(len(list) - 1)
-		if p != last {
-			e := list[last]
-			list[p] = e
-			n.apos[n.flows[e.f].off+e.hop] = p
-		}
-		n.links[l].on = list[:last]
+		n.leaveList(n.arena[f.off+k], f.off+k)
 	}
 }
 
 // LinkFlows appends to buf the flows that are still transmitting over directed link l.
 func (n *Network) LinkFlows(l int32, buf []FlowID) []FlowID {
 	for _, e := range n.links[l].on {
-		buf = append(buf, FlowID(e.f))
+		if n.flows[e.f].state == stateSending {
+			buf = append(buf, FlowID(e.f))
+		}
 	}
 	return buf
+}
+
+// growArena adds k positions to the arena of paths and to apos.
+func (n *Network) growArena(k int32) {
+	n.arena = slices.Grow(n.arena, int(k))
+	n.arena = n.arena[:len(n.arena)+int(k)]
+	n.apos = slices.Grow(n.apos, int(k))
+	n.apos = n.apos[:len(n.apos)+int(k)]
 }
 
 // checkPath panics unless every link of path is a directed link of the graph and none repeats.

@@ -291,9 +291,9 @@ func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
 	// Beside the terms, what they send at the last solution q0, and how fast that falls with q.
 	q0, x0 := lk.wsol.q, float64(lk.wsol.q*8/c)
 	var su, s0, ds0 float64
-	for _, e := range lk.on {
+	for i, e := range lk.on {
 		f := &n.flows[e.f]
-		if f.state != stateSending || e.hop >= f.extent || f.cinj <= 0 {
+		if f.state != stateSending || n.entryRate(l, i) <= 0 {
 			continue
 		}
 		t := wterm{u: min(n.sendRate(e.f), f.lim), w: float64(n.window(e.f, n.ccRate(e.f)) * 8), a: f.rtt0}

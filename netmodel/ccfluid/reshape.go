@@ -1,0 +1,339 @@
+package ccfluid
+
+import "simd/engine"
+
+// This file holds the reshaping of flows by the queues they cross (Config.Reshape): what a
+// link sends on is what left its queue, not what its senders inject.
+//
+// Without it, every link of a flow's path receives the flow's injection at once (the classic
+// fluid network model of the package doc): a queue delays the flow's last byte but not its
+// rate further on. Two flows meeting 2:1 on a ToR's uplink then build the same queue on every
+// link after it, although that link sends no more than its rate; and a flow whose sender has
+// stopped brings nothing to the links after its queue, although the bytes it left in the queue
+// still reach them for the queue's delay. ns-3's switches forward what they dequeue: in
+// SimAI's 16-GPU Spectrum-X ring, two flows of a step meet 2:1 on an uplink with a window each
+// queued there; their senders are done before the next step starts, and the next step's flows
+// between the same GPUs, sent over other spine switches with their first windows at line rate,
+// meet the first flows' remaining bytes, still coming out of the uplink at half the rate, on the
+// ToR's ports to the receiving GPUs. Those ports queue 120 KB, the ACKs of the receivers' own
+// flows wait behind it, and their windows hold them back (17.5 µs instead of 15.2).
+//
+// The model. Each flow has an arrival rate at every hop of its path (hopRates.arr, beside its
+// entry on the hop's link's list); at its first link it is its injection. A link whose queue is empty and whose arrivals fit its rate passes them
+// on: a flow's arrival at the next hop is its arrival here. A link with a backlog (or whose
+// arrivals exceed its rate, or that is paused) sends at its rate c, shared among its flows in
+// proportion to what each brought in when the bytes now leaving arrived — the queue is FIFO —
+// so flow i leaves at c·w_i/Σw, w_i being its arrival rate then (hopRates.w). When a flow's arrival at
+// a backlogged link changes, the change is queued behind the backlog as a weight marker, like a
+// flow's last byte (network.go's markers), and reaches w_i when the link has sent what was
+// queued before it; when the queue empties, the weights are the arrivals again. A flow whose
+// sender is done keeps leaving a queue at its share until its last byte has (its weight marker
+// to 0 and its last byte's marker are queued at the same point), and stays on the link's list
+// until then. A paused link sends nothing, so the flows behind it bring nothing further on; the
+// package's "extent" of a flow is not used.
+//
+// Downstream arrivals change within the instant: a change at one hop runs on through the links
+// that pass it on (propagate) and stops at the first with a backlog; a link whose departure
+// shares moved (a weight marker, an emptied queue, a pause) is put on a list, and its flows'
+// next hops are brought in line before the instant's links are re-armed (settleShares). Only
+// links that some flow leaves towards another hop need the weights: a link that is the last hop
+// of all its flows (a receiver's port, where incasts queue) keeps none.
+
+// wmarker is a change of a flow's arrival at a link with a backlog, queued there: when the link
+// has sent target bytes, the flow's departure weight becomes w.
+type wmarker struct {
+	f      int32
+	hop    int32
+	target float64
+	w      float64
+	rgen   uint32 // the flow's route generation when queued (Start and Reroute move its hops)
+}
+
+// linkWeights is what a link keeps of its flows' rates, apart from its state: each flow's
+// arrival and weight (rt, in the order of the link's list), the changes queued behind its
+// backlog, from whead on, and the weights' sum. One cache line.
+type linkWeights struct {
+	rt    []hopRates
+	wm    []wmarker
+	whead int32
+	wsum  float64
+}
+
+// hopRates is a flow's arrival rate at a link and its departure weight there, bits/s.
+type hopRates struct{ arr, w float64 }
+
+// pending reports whether changes are queued.
+func (w *linkWeights) pending() bool { return w.whead < int32(len(w.wm)) }
+
+// reshape reports whether links pass on what leaves their queues (Config.Reshape).
+func (n *Network) reshape() bool { return n.cfg.Reshape }
+
+// weighted reports whether link l keeps its flows' departure weights: some flow goes on from
+// it to another hop, or it marks what it sends (markFIFO: the marked packet is drawn by what
+// the flows brought in when the bytes now leaving arrived, markedFlow).
+func (n *Network) weighted(l int32) bool {
+	return n.links[l].down > 0 || n.links[l].hasECN && n.markFIFO
+}
+
+// shaping reports whether link l shares what it sends among its flows by their weights: its
+// queue holds bytes, or more arrives than it may send (0 while paused).
+func (n *Network) shaping(l int32) bool {
+	lk := &n.links[l]
+	return lk.qs.q > emptyEps || lk.arr > n.capOf(l)
+}
+
+// propagate sets flow id's arrival at hop k to a (bits/s) at now, and runs the change on through
+// the links that pass it on, up to the first with a backlog, where it is queued.
+func (n *Network) propagate(id, k int32, a float64, now engine.Time) {
+	f := &n.flows[id]
+	for ; k < f.hops; k++ {
+		p := f.off + k
+		l := n.arena[p]
+		e := &n.weights[l].rt[n.apos[p]]
+		old := e.arr
+		if a == old {
+			return
+		}
+		e.arr = a
+		n.setArrival(l, a-old, now)
+		if k > 0 && n.links[l].outSw >= 0 {
+			n.feed(l, n.links[n.arena[p-1]].inPort, a-old)
+		}
+		if !n.weighted(l) {
+			// No flow leaves this link for another hop and it marks no packets: its
+			// departure shares matter to none.
+			e.w = a
+			return
+		}
+		if n.shaping(l) {
+			n.reweigh(l, n.apos[p], id, k, a)
+			return
+		}
+		if n.links[l].shaped {
+			// The queue has just emptied and what arrives fits: departures are arrivals again.
+			n.sharesDirty(l)
+		}
+		n.weights[l].wsum += a - e.w
+		e.w = a
+	}
+}
+
+// reweigh queues the change of the arrival of flow id's hop k, at position pos of link l with a
+// backlog, to a: the flow's departure weight becomes a once l has sent what is queued now. With
+// no backlog yet (its arrivals have just come to exceed its rate) the bytes leaving now are
+// those arriving now.
+func (n *Network) reweigh(l, pos, id, k int32, a float64) {
+	lk, lw := &n.links[l], &n.weights[l]
+	e := &lw.rt[pos]
+	if !lk.shaped {
+		n.sharesDirty(l)
+	}
+	if lk.qs.q <= emptyEps && !lw.pending() {
+		lw.wsum += a - e.w
+		e.w = a
+		n.sharesDirty(l)
+		return
+	}
+	if !lw.pending() {
+		lw.wm, lw.whead = lw.wm[:0], 0
+	}
+	lw.wm = append(lw.wm, wmarker{f: id, hop: k, target: lk.qs.served + lk.qs.q, w: a, rgen: n.flows[id].rgen})
+	if lw.whead == int32(len(lw.wm))-1 && lk.down > 0 {
+		n.armMarker(l)
+	}
+}
+
+// weightsOut applies the changes queued at link l (advanced to now) that its service has
+// reached, or all of them when its queue is empty.
+func (n *Network) weightsOut(l int32) {
+	lk, lw := &n.links[l], &n.weights[l]
+	empty := lk.qs.q <= emptyEps && !lk.paused
+	moved := false
+	for lw.pending() {
+		m := lw.wm[lw.whead]
+		if !empty && m.target > lk.qs.served+emptyEps*8 {
+			break
+		}
+		lw.whead++
+		f := &n.flows[m.f]
+		if f.state == stateFree || f.rgen != m.rgen {
+			continue // the flow has left the link since
+		}
+		e := &lw.rt[n.apos[f.off+m.hop]]
+		lw.wsum += m.w - e.w
+		e.w = m.w
+		moved = true
+	}
+	if moved && lk.down > 0 {
+		n.sharesDirty(l)
+	}
+}
+
+// sharesDirty asks for link l's flows' next hops to be brought in line with its departure
+// shares before the instant's links are re-armed.
+func (n *Network) sharesDirty(l int32) {
+	lk := &n.links[l]
+	if !lk.shareDir {
+		lk.shareDir = true
+		n.dirtyShares = append(n.dirtyShares, l)
+	}
+	n.wake()
+}
+
+// settleShares brings the next hops of the flows of every link on the list in line with what
+// the link sends them, and of the links those changes reach in turn.
+func (n *Network) settleShares(now engine.Time) {
+	for i := 0; i < len(n.dirtyShares); i++ {
+		l := n.dirtyShares[i]
+		n.links[l].shareDir = false
+		n.settleLink(l, now)
+	}
+	n.dirtyShares = n.dirtyShares[:0]
+}
+
+// settleLink sets each flow's arrival at the hop after link l to what l sends it now.
+func (n *Network) settleLink(l int32, now engine.Time) {
+	n.advanceLink(l, now)
+	n.weightsOut(l)
+	lk, lw := &n.links[l], &n.weights[l]
+	shaping := n.shaping(l)
+	if !shaping {
+		// Empty and passing on: the weights are the arrivals.
+		lw.wm, lw.whead = lw.wm[:0], 0
+		lw.wsum = 0
+		for i := range lw.rt {
+			lw.rt[i].w = lw.rt[i].arr
+			lw.wsum += lw.rt[i].arr
+		}
+	}
+	lk.shaped = shaping
+	if lk.down == 0 {
+		return
+	}
+	scale := 0.0
+	if lw.wsum > 0 {
+		scale = n.capOf(l) / lw.wsum
+	}
+	for i, e := range lk.on {
+		f := &n.flows[e.f]
+		if e.hop+1 >= f.hops {
+			continue
+		}
+		r := lw.rt[i]
+		d := r.arr
+		if shaping {
+			d = r.w * scale
+		}
+		if d != n.hopArrival(e.f, e.hop+1) {
+			n.propagate(e.f, e.hop+1, d, now)
+		}
+	}
+}
+
+// hopArrival is flow id's arrival rate at its hop k.
+func (n *Network) hopArrival(id, k int32) float64 {
+	p := n.flows[id].off + k
+	return n.weights[n.arena[p]].rt[n.apos[p]].arr
+}
+
+// joinHops counts flow id, whose entries with no arrival are on its links' lists, among the
+// flows that go on from each of its links but the last.
+func (n *Network) joinHops(id int32) {
+	f := &n.flows[id]
+	for k := range f.hops - 1 {
+		l := n.arena[f.off+k]
+		if !n.weighted(l) {
+			// Its weights were its arrivals, and not summed while no flow went on from it.
+			lw := &n.weights[l]
+			lw.wsum = 0
+			for _, r := range lw.rt {
+				lw.wsum += r.w
+			}
+		}
+		n.links[l].down++
+	}
+}
+
+// leaveHop takes flow id off its hop k's link once its last byte has left it: whatever arrival
+// and weight it still has there leave with it.
+func (n *Network) leaveHop(id, k int32, now engine.Time) {
+	n.dropHop(id, k, now)
+	if k+1 < n.flows[id].hops && n.hopArrival(id, k+1) != 0 {
+		n.propagate(id, k+1, 0, now)
+	}
+}
+
+// withdrawHops takes flow id, still sending, off every link of its path at once (Reroute: the
+// bytes it has queued are left to drain as bytes of no flow).
+func (n *Network) withdrawHops(id int32, now engine.Time) {
+	f := &n.flows[id]
+	f.rgen++
+	for k := range f.hops {
+		n.dropHop(id, k, now)
+	}
+}
+
+// dropHop takes flow id's hop k off its link: its arrival, its weight, its entry.
+func (n *Network) dropHop(id, k int32, now engine.Time) {
+	f := &n.flows[id]
+	p := f.off + k
+	l := n.arena[p]
+	e := n.weights[l].rt[n.apos[p]]
+	if e.arr != 0 {
+		n.setArrival(l, -e.arr, now)
+		if k > 0 && n.links[l].outSw >= 0 {
+			n.feed(l, n.links[n.arena[p-1]].inPort, -e.arr)
+		}
+	}
+	if e.w != 0 {
+		n.weights[l].wsum -= e.w
+		if n.links[l].down > 0 {
+			n.sharesDirty(l)
+		}
+	}
+	if k+1 < f.hops {
+		n.links[l].down--
+	}
+	n.leaveList(l, p)
+}
+
+// joinList appends flow id's hop k to link l's flow list (with reshaping, with no arrival yet).
+func (n *Network) joinList(l, id, k int32) {
+	lk := &n.links[l]
+	n.apos[n.flows[id].off+k] = int32(len(lk.on))
+	lk.on = append(lk.on, entry{id, k})
+	if n.reshape() {
+		n.weights[l].rt = append(n.weights[l].rt, hopRates{})
+	}
+}
+
+// leaveList removes the entry at arena position p from link l's flow list.
+func (n *Network) leaveList(l, p int32) {
+	pos := n.apos[p]
+	list := n.links[l].on
+	last := int32(len(list) - 1)
+	if pos != last {
+		e := list[last]
+		list[pos] = e
+		n.apos[n.flows[e.f].off+e.hop] = pos
+	}
+	n.links[l].on = list[:last]
+	if n.reshape() {
+		rt := n.weights[l].rt
+		rt[pos] = rt[last]
+		n.weights[l].rt = rt[:last]
+	}
+}
+
+// entryRate is the arrival rate at link l of the flow at position i of its list: with
+// reshaping its own, otherwise the flow's injection up to its extent.
+func (n *Network) entryRate(l int32, i int) float64 {
+	if n.reshape() {
+		return n.weights[l].rt[i].arr
+	}
+	e := n.links[l].on[i]
+	if f := &n.flows[e.f]; e.hop < f.extent {
+		return f.cinj
+	}
+	return 0
+}

@@ -1,0 +1,203 @@
+package ccfluid
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"simd/cc"
+	"simd/engine"
+	"simd/topo"
+	"simd/topo/route"
+)
+
+// twoSwitches is hosts 0–2 on switch 6 and hosts 3–5 on switch 7, the switches joined by one
+// link, every link at 400 Gb/s with delay. Directed links: host i (i < 3) sends on 2i and
+// receives on 2i+1; the switches' link is 6 (6 → 7) and 7 (7 → 6); host j ≥ 3 sends on
+// 2j+2 and receives on 2j+3.
+func twoSwitches(t testing.TB, delay engine.Time) *route.Graph {
+	kinds := []topo.NodeKind{topo.GPU, topo.GPU, topo.GPU, topo.GPU, topo.GPU, topo.GPU, topo.Switch, topo.Switch}
+	return graphOf(t, kinds, []tlink{{0, 6, G400, delay}, {1, 6, G400, delay}, {2, 6, G400, delay},
+		{6, 7, G400, delay}, {3, 7, G400, delay}, {4, 7, G400, delay}, {5, 7, G400, delay}})
+}
+
+// route2 is the path from host a to host b on twoSwitches, and its ACKs' route back.
+func route2(a, b int) (path, ack []int32) {
+	up := func(h int) int32 {
+		if h < 3 {
+			return int32(2 * h)
+		}
+		return int32(2*h + 2)
+	}
+	down := func(h int) int32 { return up(h) + 1 }
+	cross := func(from, to int) []int32 {
+		switch {
+		case from < 3 && to >= 3:
+			return []int32{6}
+		case from >= 3 && to < 3:
+			return []int32{7}
+		}
+		return nil
+	}
+	path = append(append([]int32{up(a)}, cross(a, b)...), down(b))
+	ack = append(append([]int32{up(b)}, cross(b, a)...), down(a))
+	return path, ack
+}
+
+// plainConfig is DCQCN without marks, PFC or windows: every sender stays at line rate, so the
+// queues follow the arrivals alone.
+func plainConfig(reshape bool) Config {
+	cfg := repoConfig()
+	cfg.ECN, cfg.PFC, cfg.Reshape = nil, false, reshape
+	return cfg
+}
+
+func newTwoSwitches(t *testing.T, cfg Config) (*engine.Scheduler, *Network, *recorder) {
+	t.Helper()
+	s, n, rec, _ := setup(t, twoSwitches(t, engine.Microsecond), cfg)
+	return s, n, rec
+}
+
+// Two hosts of one switch send to one host of the other at line rate C: the switches' link
+// receives 2C and queues C·t/8 bytes. What it passes on is C, which the last link sends as it
+// comes: no second queue there. Without reshaping the last link receives both injections, 2C,
+// and queues as much as the first. Either way the flows end when the switches' link has sent
+// both: 16·S/C after the start, plus the three links' delays.
+func TestReshapedLinkPassesOnItsRate(t *testing.T) {
+	const size = 1e6
+	for _, reshape := range []bool{true, false} {
+		s, n, rec := newTwoSwitches(t, plainConfig(reshape))
+		for i, h := range []int{0, 1} {
+			p, a := route2(h, 3)
+			n.Start(p, a, size, int64(i))
+		}
+		at := 10 * engine.Microsecond
+		s.RunUntil(at)
+		wantFirst := G400 * secs(at) / 8
+		wantLast := 0.0
+		if !reshape {
+			wantLast = wantFirst
+		}
+		if q := n.Queue(6); math.Abs(q-wantFirst) > 1 {
+			t.Errorf("reshape %v: the switches' link holds %.0f bytes at 10 µs, want %.0f", reshape, q, wantFirst)
+		}
+		if q := n.Queue(9); math.Abs(q-wantLast) > 1 {
+			t.Errorf("reshape %v: the last link holds %.0f bytes at 10 µs, want %.0f", reshape, q, wantLast)
+		}
+		s.Run()
+		want := ceilPs(16*size/G400) + 3*engine.Microsecond
+		for tag := range int64(2) {
+			if got := rec.arrived[tag]; absTime(got-want) > 2*engine.Picosecond {
+				t.Errorf("reshape %v: flow %d arrives at %v, want %v", reshape, tag, got, want)
+			}
+		}
+	}
+}
+
+// A queue keeps sending the bytes of a flow whose sender is done. A (host 0 → 3) and B (host 1
+// → 4) meet 2:1 on the switches' link, each of S bytes at C from t = 0: the link sends each at
+// C/2, and when the senders are done, at t1 = 8S/C, it holds S, half of it A's, which it sends
+// by t2 = 16S/C. D, host 5 → 3, starts at t1: host 3's link receives D at C and A's rest at
+// C/2, and queues (C/2)(t2 − t1)/8 = S/2 by t2; A's last byte, out of the first queue at t2,
+// waits that long behind it, 4S/C: A arrives at 20S/C plus its three links' delays, B at 16S/C
+// plus its own. Without reshaping A's bytes reached host 3's link as it sent them, before D
+// started, which then finds the link empty: A arrives at 16S/C too.
+func TestReshapedQueueDrainsAfterItsSender(t *testing.T) {
+	const size = 1e6
+	t1 := ceilPs(8 * size / G400)
+	for _, reshape := range []bool{true, false} {
+		s, n, rec := newTwoSwitches(t, plainConfig(reshape))
+		pa, aa := route2(0, 3)
+		pb, ab := route2(1, 4)
+		n.Start(pa, aa, size, 0)
+		n.Start(pb, ab, size, 1)
+		s.RunUntil(t1)
+		pd, ad := route2(5, 3)
+		n.Start(pd, ad, 100*size, 2)
+		s.RunUntil(2 * t1)
+		wantQ, wantA := size/2, ceilPs(20*size/G400)
+		if !reshape {
+			wantQ, wantA = 0, ceilPs(16*size/G400)
+		}
+		if q := n.Queue(9); math.Abs(q-wantQ) > 1 {
+			t.Errorf("reshape %v: host 3's link holds %.0f bytes at t2, want %.0f", reshape, q, wantQ)
+		}
+		s.Run()
+		if got, want := rec.arrived[0], wantA+3*engine.Microsecond; absTime(got-want) > 3*engine.Picosecond {
+			t.Errorf("reshape %v: A arrives at %v, want %v", reshape, got, want)
+		}
+		if got, want := rec.arrived[1], ceilPs(16*size/G400)+3*engine.Microsecond; absTime(got-want) > 3*engine.Picosecond {
+			t.Errorf("reshape %v: B arrives at %v, want %v", reshape, got, want)
+		}
+	}
+}
+
+// Reshaping moves bytes, it does not make or lose them: random flows between the six hosts of
+// twoSwitches, under DCQCN with marks, windows or neither, all arrive, every link has sent
+// exactly the bytes of the flows that cross it, and at every look the flows that reach a host's
+// link from the switches' link arrive there at no more than the switches' link's rate.
+func TestReshapingConservesBytes(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		cfg := repoConfig()
+		cfg.PFC = false
+		if rng.IntN(2) == 0 {
+			cfg.Window = 236000
+		}
+		cfg.ECN = func(float64) (cc.ECNMarker, bool) { // low thresholds: the queues here mark
+			return cc.ECNMarker{KMin: 20 * KB, KMax: 200 * KB, PMax: 0.2}, true
+		}
+		s, n, rec := newTwoSwitches(t, cfg)
+		want := make([]float64, 14)
+		k := 4 + rng.IntN(12)
+		type start struct {
+			at   engine.Time
+			a, b int
+			size int64
+		}
+		var starts []start
+		for range k {
+			a := rng.IntN(6)
+			b := (a + 1 + rng.IntN(5)) % 6
+			starts = append(starts, start{engine.Time(rng.IntN(40)) * engine.Microsecond, a, b, int64(10e3 + rng.IntN(2e6))})
+			p, _ := route2(a, b)
+			for _, l := range p {
+				want[l] += float64(starts[len(starts)-1].size)
+			}
+		}
+		slices.SortStableFunc(starts, func(x, y start) int { return cmp.Compare(x.at, y.at) })
+		next := 0
+		for step := range 200 {
+			now := engine.Time(step) * 500 * engine.Nanosecond
+			for next < k && starts[next].at <= now {
+				s.RunUntil(starts[next].at)
+				p, a := route2(starts[next].a, starts[next].b)
+				n.Start(p, a, starts[next].size, int64(next))
+				next++
+			}
+			s.RunUntil(now)
+			for _, l := range []int32{9, 11, 13} {
+				from := 0.0
+				for i, e := range n.links[l].on {
+					if f := &n.flows[e.f]; e.hop > 0 && n.arena[f.off+e.hop-1] == 6 {
+						from += n.weights[l].rt[i].arr
+					}
+				}
+				if from > G400*(1+1e-9) {
+					t.Fatalf("seed %d at %v: link %d receives %.6g bits/s from the switches' link, more than its rate", seed, now, l, from)
+				}
+			}
+		}
+		s.Run()
+		if len(rec.arrived) != k {
+			t.Fatalf("seed %d: %d of %d flows arrived", seed, len(rec.arrived), k)
+		}
+		for l := range int32(14) {
+			if got := n.LinkBytes(l); math.Abs(got-want[l]) > 1e-6*max(want[l], 1) {
+				t.Errorf("seed %d: link %d sent %.1f bytes, its flows %.1f", seed, l, got, want[l])
+			}
+		}
+	}
+}
