@@ -501,6 +501,7 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 	}
 	cfg.PaceAtOldRate, cfg.MarkDepartures = !opt.PaceAtOnce, !opt.MarkOnEnqueue
 	cfg.FirstWindowBurst = !opt.WindowCapFromStart
+	cfg.Reshape = !opt.ArrivalsAtInjection
 	tr := netmodel.TransportFor(conf, opt.AtArrival)
 	var sim *netmodel.Simulator
 	if !on {

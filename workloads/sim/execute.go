@@ -110,6 +110,7 @@ type EventRequest struct {
 	Pacing          string            // packet or rate (-pacing; ParsePacing)
 	ECNMarking      string            // dequeue or enqueue (-ecn-marking; ParseECNMarking)
 	FirstWindow     string            // burst or cap (-first-window; ParseFirstWindow)
+	Forwarding      string            // dequeue or injection (-forwarding; ParseForwarding)
 	QPsPerConn      int               // -qps-per-conn; 0: NCCL_IB_QPS_PER_CONNECTION, else 1
 	Seed            uint64            // -seed
 	MaxEvents       uint64            // -max-events; 0: no limit
@@ -286,6 +287,9 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 	if opt.WindowCapFromStart, err = ParseFirstWindow(e.FirstWindow); err != nil {
 		return opt, err
 	}
+	if opt.ArrivalsAtInjection, err = ParseForwarding(e.Forwarding); err != nil {
+		return opt, err
+	}
 	lookup := e.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -327,6 +331,13 @@ func ParseECNMarking(m string) (onEnqueue bool, err error) {
 // per round trip from its start); it returns EventOptions.WindowCapFromStart.
 func ParseFirstWindow(w string) (capFromStart bool, err error) {
 	return parseChoice("-first-window", w, "burst", "cap")
+}
+
+// ParseForwarding reads -forwarding: SimAI's "dequeue" (the default, also "": a link passes
+// on what leaves its queue, in the proportions its bytes arrived in) or "injection" (every link
+// of a path receives the flow's injection at once); it returns EventOptions.ArrivalsAtInjection.
+func ParseForwarding(f string) (atInjection bool, err error) {
+	return parseChoice("-forwarding", f, "dequeue", "injection")
 }
 
 // parseChoice reads a flag of two values: SimAI's, def (also ""), gives false, the other, alt,
@@ -399,13 +410,15 @@ type MoERequest struct {
 	ECNMarking string // dequeue or enqueue (-ecn-marking; ParseECNMarking)
 	// FirstWindow is burst or cap (-first-window; ParseFirstWindow).
 	FirstWindow string
-	Chunks      int    // pieces each DeepEP transfer is streamed in (-chunks)
-	Threads     int    // -threads (UseSecondCore)
-	Seed        uint64 // -seed
-	MaxEvents   uint64 // -max-events; 0: no limit
-	MaxWall     time.Duration
-	Out         string // folder of fct.txt (-o); "": none
-	Timeline    string // the Chrome trace to write (-trace); "": none
+	// Forwarding is dequeue or injection (-forwarding; ParseForwarding).
+	Forwarding string
+	Chunks     int    // pieces each DeepEP transfer is streamed in (-chunks)
+	Threads    int    // -threads (UseSecondCore)
+	Seed       uint64 // -seed
+	MaxEvents  uint64 // -max-events; 0: no limit
+	MaxWall    time.Duration
+	Out        string // folder of fct.txt (-o); "": none
+	Timeline   string // the Chrome trace to write (-trace); "": none
 }
 
 // ExecuteMoE runs r (RunMoE on MoETopology's fabric) with its files attached and commits them;
@@ -436,6 +449,10 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	atInjection, err := ParseForwarding(r.Forwarding)
+	if err != nil {
+		return nil, err
+	}
 	var att Attachments
 	var fs *Files
 	if r.Out != "" {
@@ -451,7 +468,7 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	ctx, cancel := WallLimit(ctx, r.MaxWall)
 	defer cancel()
 	res, err := RunMoE(ctx, MoEInputs{Config: r.Config, Iterations: r.Iterations, Kind: r.Kind, Topology: t, TopologyName: r.Topology, Conf: conf, ConfPath: r.Conf, Chunks: r.Chunks},
-		EventOptions{Seed: r.Seed, AtArrival: atArrival, PaceAtOnce: paceAtOnce, MarkOnEnqueue: markOnEnqueue, WindowCapFromStart: capFromStart, MaxEvents: r.MaxEvents}, att)
+		EventOptions{Seed: r.Seed, AtArrival: atArrival, PaceAtOnce: paceAtOnce, MarkOnEnqueue: markOnEnqueue, WindowCapFromStart: capFromStart, ArrivalsAtInjection: atInjection, MaxEvents: r.MaxEvents}, att)
 	if err != nil {
 		return nil, err
 	}

@@ -83,6 +83,10 @@ type EventOptions struct {
 	// WindowCapFromStart caps a windowed flow at window/RTT from its start instead of sending
 	// its first window at its rate before any ACK (SimAI's NIC; ParseFirstWindow).
 	WindowCapFromStart bool
+	// ArrivalsAtInjection lets every link of a flow's path receive the flow's injection at once
+	// (the classic fluid model) instead of what leaves the queues before it, in the proportions
+	// the queued bytes arrived in (SimAI's switches forward what they dequeue; ParseForwarding).
+	ArrivalsAtInjection bool
 	// MaxEvents stops the run cleanly after that many events (0: no limit); the result is
 	// then incomplete and Result.Stopped is an EventLimitError.
 	MaxEvents uint64
