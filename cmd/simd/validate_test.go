@@ -70,6 +70,8 @@ func TestStructuralValidation(t *testing.T) {
 			`simd: -first-window "slow": expected burst or cap`},
 		{"unknown pacing rule", []string{"-w", "micro.txt", "-n", "good_topo", "-pacing", "burst"},
 			`simd: -pacing "burst": expected packet or rate`},
+		{"unknown forwarding rule", []string{"-w", "micro.txt", "-n", "good_topo", "-forwarding", "enqueue"},
+			`simd: -forwarding "enqueue": expected dequeue or injection`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
