@@ -280,9 +280,11 @@ func (n *Network) armWindow(l int32, now engine.Time) {
 
 // windowTarget solves Σ_i min(u_i, 8·W_i/(a_i + 8q/c)) = c for link l's backlog q, over the
 // flows injecting into it: u_i is what flow i could send without its window (its
-// congestion-control rate, or its port's fair share when that is lower), a_i its base round
-// trip (the other queues it meets are left out: the target is where the port shares next,
-// with every queue counted, and a target set too high is corrected then). ok is false when no
+// congestion-control rate, or its port's fair share when that is lower, or with reshaping what
+// reaches the link past the queues before it), a_i its base round trip (the other queues it
+// meets are left out: the target is where the port shares next, with every queue counted, and a
+// target set too high is corrected then); with reshaping, the flows whose senders are done
+// bring what still leaves the queues before the link, a term no window binds. ok is false when no
 // flow's window can balance the link. The link remembers its last solution and reuses it while
 // the flows still send c there.
 func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
@@ -290,13 +292,30 @@ func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
 	n.wterms = n.wterms[:0]
 	// Beside the terms, what they send at the last solution q0, and how fast that falls with q.
 	q0, x0 := lk.wsol.q, float64(lk.wsol.q*8/c)
-	var su, s0, ds0 float64
+	var su, s0, ds0, tail float64
 	for i, e := range lk.on {
 		f := &n.flows[e.f]
-		if f.state != stateSending || n.entryRate(l, i) <= 0 {
+		r := n.entryRate(l, i)
+		if f.state != stateSending {
+			// With reshaping, a flow whose sender is done still brings its queued bytes here
+			// (reshape.go), whatever this queue: with the part of the others' arrivals above
+			// what they could send now, a term no window binds.
+			tail += r
+			continue
+		}
+		if r <= 0 {
 			continue
 		}
 		t := wterm{u: min(n.sendRate(e.f), f.lim), w: float64(n.window(e.f, n.ccRate(e.f)) * 8), a: f.rtt0}
+		if r < f.cinj {
+			// A queue before this link holds it back (reshape.go): it brings no more than it
+			// arrives at now until its window holds it back more.
+			t.u = min(t.u, r)
+		} else if r > t.u {
+			// It brings more than it could send now: bytes it sent before, still leaving the
+			// queues before this link (reshape.go), which no window here holds back.
+			tail += r - t.u
+		}
 		if f.opening {
 			t.w = math.Inf(1) // its first round trip: no ACK to wait for yet (opening.go)
 		}
@@ -311,6 +330,10 @@ func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
 	}
 	if len(n.wterms) == 0 {
 		return 0, false
+	}
+	if tail > 0 {
+		su, s0 = su+tail, s0+tail
+		n.wterms = append(n.wterms, wterm{u: tail, w: math.Inf(1)})
 	}
 	if su <= c {
 		return 0, true // they cannot send more than the link: no backlog, whatever the windows
