@@ -287,8 +287,8 @@ func (n *Network) dropHop(id, k int32, now engine.Time) {
 	}
 	if e.w != 0 {
 		n.weights[l].wsum -= e.w
-		if n.links[l].down > 0 {
-			n.sharesDirty(l)
+		if lk := &n.links[l]; lk.down > 0 && lk.shaped {
+			n.sharesDirty(l) // the others' shares of what the link sends grow
 		}
 	}
 	if k+1 < f.hops {
