@@ -310,19 +310,25 @@ func (n *Network) joinList(l, id, k int32) {
 // leaveList removes the entry at arena position p from link l's flow list.
 func (n *Network) leaveList(l, p int32) {
 	pos := n.apos[p]
-	list := n.links[l].on
+	n.links[l].on = n.removeAt(n.links[l].on, pos)
+	if n.reshape() {
+		rt := n.weights[l].rt
+		last := len(rt) - 1
+		rt[pos] = rt[last]
+		n.weights[l].rt = rt[:last]
+	}
+}
+
+// removeAt removes the entry at pos from list by moving the last one there (and its arena
+// position's apos with it), and returns the shorter list.
+func (n *Network) removeAt(list []entry, pos int32) []entry {
 	last := int32(len(list) - 1)
 	if pos != last {
 		e := list[last]
 		list[pos] = e
 		n.apos[n.flows[e.f].off+e.hop] = pos
 	}
-	n.links[l].on = list[:last]
-	if n.reshape() {
-		rt := n.weights[l].rt
-		rt[pos] = rt[last]
-		n.weights[l].rt = rt[:last]
-	}
+	return list[:last]
 }
 
 // entryRate is the arrival rate at link l of the flow at position i of its list: with

@@ -150,15 +150,7 @@ func (n *Network) leaveAckLinks(id int32) {
 	f := &n.flows[id]
 	for k := f.hops; k < f.hops+f.ack; k++ {
 		l := n.arena[f.off+k]
-		p := n.apos[f.off+k]
-		list := n.links[l].ackOn
-		last := int32(len(list) - 1)
-		if p != last {
-			e := list[last]
-			list[p] = e
-			n.apos[n.flows[e.f].off+e.hop] = p
-		}
-		n.links[l].ackOn = list[:last]
+		n.links[l].ackOn = n.removeAt(n.links[l].ackOn, n.apos[f.off+k])
 	}
 }
 
