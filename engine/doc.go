@@ -41,7 +41,11 @@
 // comparing (time, seq) exactly as the heap does, so the order of events does not change. The
 // network model's flow starts (a parent's path delay plus the send latency after the parent is
 // sent: a handful of distinct delays) are most of its events; on lines they cost O(1) and leave
-// a heap half the size for the timers that move.
+// a heap half the size for the timers that move. AfterFixedTimer puts an event on a line too
+// and returns a Timer for it, which Cancel and Pending accept (the Timer names the line and
+// the event's position on it; a cancelled event is marked dead and dropped when it reaches
+// the head of its line, so the loop never sees it); Reschedule cannot move it. The network
+// model's "sent" timers, which a flow's later rate changes may cancel, go there.
 //
 // # Measurements
 //
