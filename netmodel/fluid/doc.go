@@ -86,8 +86,11 @@
 //
 // A transmitting flow keeps the bits it had left at the time of its last rate change (rem, at).
 // When a recompute changes its rate, rem −= rate·(now−at) and its "sent" timer — one engine
-// Timer per flow, rescheduled in O(log n) — moves to now + ⌈rem·10¹²/rate⌉ ps: rounded up, so a
-// flow never finishes before its bytes are out. Flows whose rate did not change are not touched.
+// Timer per flow — moves to now + ⌈rem·10¹²/rate⌉ ps: rounded up, so a flow never finishes
+// before its bytes are out. Flows whose rate did not change are not touched. A flow's first
+// timer goes to the scheduler's delay lines (engine.Scheduler.AfterFixedTimer): flows of one
+// size started on idle paths take a few distinct times to send, and a line costs O(1) where
+// the heap costs O(log n). A later change cancels it there and moves the flow to the heap.
 // The timer's handler sets rem to 0, takes the flow off its links and schedules the arrival
 // delay later; after FlowArrived returns the slot goes back to the free list.
 //
