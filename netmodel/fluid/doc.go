@@ -38,6 +38,10 @@
 //  1. Seed. On every changed link: the new flows, and the flows whose bottleneck is that link
 //     (they are the ones a departure frees or an arrival squeezes). Then, as a guess at the
 //     next ring of the ripple, the flows bottlenecked on the other links of the seeded flows.
+//     A new flow alone on every link of its path (nothing else transmits there) is fixed as
+//     it is seeded, at the smallest capacity of its path, bottlenecked on the link of the
+//     lowest id among equals — what step 2 would give it, since no other flow shares a link
+//     with it — and its links are left out of the solver's records.
 //  2. Solve. Outside flows keep their rates; region flows share the residual capacities
 //     (capacity minus the outside flows' rates) by progressive filling: a heap of links keyed
 //     on residual/unfixed, ties broken by link id; the link with the smallest fair share fixes

@@ -203,6 +203,9 @@ type Network struct {
 	rBn    []int32
 	rl     []rlink
 	heap   []hent
+	rLone  []bool // fixed by addFresh: alone on its path, its links not in rl
+	// lone counts the flows of the region fixed by addFresh, loneLinks their links.
+	lone, loneLinks int
 
 	active, inflight int
 	stats            Stats

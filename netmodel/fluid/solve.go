@@ -16,8 +16,9 @@ func (n *Network) recompute() {
 	n.region = n.region[:0]
 	n.solved = 0
 	n.rl = n.rl[:0]
+	n.lone, n.loneLinks = 0, 0
 	for _, id := range n.fresh {
-		n.addFlow(id)
+		n.addFresh(id)
 	}
 	n.fresh = n.fresh[:0]
 	for _, l := range n.dirty {
@@ -47,7 +48,7 @@ func (n *Network) recompute() {
 	}
 	n.apply()
 	n.stats.RegionFlows += uint64(len(n.region))
-	n.stats.RegionLinks += uint64(len(n.rl))
+	n.stats.RegionLinks += uint64(len(n.rl) + n.loneLinks)
 	n.stats.MaxRegion = max(n.stats.MaxRegion, len(n.region))
 	if checkInvariants {
 		if err := n.Check(); err != nil {
@@ -94,6 +95,44 @@ func (n *Network) addSeed(l int32) {
 	}
 }
 
+// addFresh adds flow id, new or moved at this instant, to the region. A flow alone on every link
+// of its path (nothing else transmits there) shares them with nobody: its rate is the smallest
+// capacity of its path, the link of the lowest id among equals its bottleneck, as the
+// water-filling would fix it (see solve: it would be a region flow alone on all its links,
+// with no outside flow to leave less than the capacity), and no other flow can move because of
+// it. It is fixed here and keeps its place in the region, which apply follows; its links stay
+// out of the solver's records. In a synchronised collective step most new flows are such.
+func (n *Network) addFresh(id int32) {
+	f := &n.hot[id]
+	if f.mark == n.epoch {
+		return
+	}
+	path := n.arena[f.off : f.off+f.hops]
+	s, bn := math.Inf(1), int32(-1)
+	for _, l := range path {
+		lk := &n.links[l]
+		if len(lk.on) != 1 {
+			n.addFlow(id)
+			return
+		}
+		resid := lk.capa - 0.0 // as solve's capacity less the outside load
+		if !(resid > 0) {
+			resid = 0
+		}
+		if resid < s || (resid == s && l < bn) {
+			s, bn = resid, l
+		}
+	}
+	f.mark = n.epoch
+	f.ridx = int32(len(n.region))
+	n.region = append(n.region, id)
+	n.rNew = append(n.rNew[:f.ridx], s)
+	n.rBn = append(n.rBn[:f.ridx], bn)
+	n.rLone = append(n.rLone[:f.ridx], true)
+	n.lone++
+	n.loneLinks += len(path)
+}
+
 // addFlow adds flow id and the links of its path to the region.
 func (n *Network) addFlow(id int32) {
 	f := &n.hot[id]
@@ -105,6 +144,7 @@ func (n *Network) addFlow(id int32) {
 	n.region = append(n.region, id)
 	n.rNew = append(n.rNew[:f.ridx], 0)
 	n.rBn = append(n.rBn[:f.ridx], -1)
+	n.rLone = append(n.rLone[:f.ridx], false)
 	for _, l := range n.arena[f.off : f.off+f.hops] {
 		lk := &n.links[l]
 		if lk.mark != n.epoch {
@@ -128,6 +168,9 @@ func (n *Network) markParts() {
 		n.rl[i].parent, n.rl[i].dirty = int32(i), false
 	}
 	for k, id := range n.region {
+		if n.rLone[k] {
+			continue // no link of its path is in rl
+		}
 		f := &n.hot[id]
 		root := int32(-1)
 		for _, l := range n.arena[f.off : f.off+f.hops] {
@@ -184,14 +227,14 @@ func (n *Network) solve() {
 		for i := range n.rl {
 			n.rl[i].solve = true
 		}
-		unfixed = len(n.region)
+		unfixed = len(n.region) - n.lone
 	} else {
 		n.markParts()
 		for i := range n.rl {
 			n.rl[i].solve = n.rl[n.find(int32(i))].dirty
 		}
 		for k, id := range n.region {
-			if n.rl[n.links[n.arena[n.hot[id].off]].idx].solve {
+			if !n.rLone[k] && n.rl[n.links[n.arena[n.hot[id].off]].idx].solve {
 				n.rNew[k], n.rBn[k] = 0, -1
 				unfixed++
 			}
