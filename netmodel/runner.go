@@ -411,19 +411,15 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 		m.s.AtFunc(m.s.Now(), func() { m.finishRun(id, m.s.Now()) })
 		return id
 	}
-	if rl, ok := d.(interface {
-		Roots(buf []ccl.FlowID) []ccl.FlowID
-	}); ok {
-		for _, f := range rl.Roots(nil) {
-			m.release(id, f, m.s.Now())
-		}
-		return id
-	}
 	m.roots = m.roots[:0]
-	for f := range d.NumFlows() {
-		m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
-		if len(m.parents) == 0 {
-			m.roots = append(m.roots, ccl.FlowID(f))
+	if rl, ok := d.(ccl.RootsDAG); ok {
+		m.roots = rl.Roots(m.roots)
+	} else {
+		for f := range d.NumFlows() {
+			m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
+			if len(m.parents) == 0 {
+				m.roots = append(m.roots, ccl.FlowID(f))
+			}
 		}
 	}
 	// The roots are in flight together: their flow slots, and the timers each will hold, are

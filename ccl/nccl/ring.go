@@ -398,6 +398,28 @@ func (d *ringDAG) parent(id ccl.FlowID) int64 {
 // SingleParent implements ccl.SingleParentDAG: every ring flow has at most one parent.
 func (d *ringDAG) SingleParent() bool { return true }
 
+// Roots implements ccl.RootsDAG. In a plain ring they are the flows of every channel's first
+// step; with PXN every flow is asked for its parent.
+func (d *ringDAG) Roots(buf []ccl.FlowID) []ccl.FlowID {
+	if d.pxn {
+		for id := range ccl.FlowID(d.NumFlows()) {
+			if d.parent(id) < 0 {
+				buf = append(buf, id)
+			}
+		}
+		return buf
+	}
+	if d.steps == 0 {
+		return buf
+	}
+	for c := range d.C {
+		for gi := range d.g.n {
+			buf = append(buf, ccl.FlowID(d.base(c, 0)+int64(gi)))
+		}
+	}
+	return buf
+}
+
 // Parents implements ccl.DAG: every ring flow has at most one parent.
 func (d *ringDAG) Parents(id ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID {
 	if p := d.parent(id); p >= 0 {
