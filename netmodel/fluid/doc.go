@@ -22,12 +22,13 @@
 //
 // # Batches
 //
-// Starts and sends only record what changed (the directed links whose flow set changed) and,
-// for the first change of an instant, queue one recompute event at the current time. The
-// engine runs equal-time events in FIFO order, so that recompute runs after every event already
-// queued for the instant: flows that start or are sent at the same time are handled by one
-// recompute (Stats.Recomputes). A change made after it, by an event queued later for the same
-// instant, queues another. Until its recompute a new flow reports rate 0.
+// Starts and sends only record what changed (the directed links whose flow set changed, among
+// them only those that carry other flows: on a link that was or is left idle no flow can be
+// bottlenecked) and, for the first change of an instant, queue one recompute event at the
+// current time. The engine runs equal-time events in FIFO order, so that recompute runs after
+// every event already queued for the instant: flows that start or are sent at the same time
+// are handled by one recompute (Stats.Recomputes). A change made after it, by an event queued
+// later for the same instant, queues another. Until its recompute a new flow reports rate 0.
 //
 // # Incremental max-min
 //

@@ -315,9 +315,14 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	off := fh.off
 	copy(n.arena[off:off+h], path)
 	for k, l := range path {
-		n.apos[off+int32(k)] = int32(len(n.links[l].on))
-		n.links[l].on = append(n.links[l].on, entry{id, off + int32(k)})
-		n.markDirty(l)
+		lk := &n.links[l]
+		if len(lk.on) > 0 {
+			// Flows bottlenecked here may have to slow down. On an idle link there are none:
+			// nothing to seed, and the new flow is seeded anyway (fresh).
+			n.markDirty(l)
+		}
+		n.apos[off+int32(k)] = int32(len(lk.on))
+		lk.on = append(lk.on, entry{id, off + int32(k)})
 	}
 	n.active++
 	n.inflight++
@@ -399,7 +404,10 @@ func (n *Network) sent(id int32) {
 		}
 		n.links[l].on = list[:last]
 		n.links[l].sent += wire
-		n.markDirty(l)
+		if last > 0 {
+			// The flows left may speed up; a link left idle has nobody to seed.
+			n.markDirty(l)
+		}
 	}
 	if fh.hops > 0 {
 		n.wake()
