@@ -11,8 +11,8 @@ import "slices"
 // dispatch loop takes whichever comes first, the heap's root or the earliest line head, with
 // the same (time, seq) order as if every event were in the heap.
 
-// defaultMaxLines bounds the number of delay lines a queue keeps: the earliest head is found by
-// scanning them, so a component that uses many distinct delays at once falls back to the heap.
+// defaultMaxLines bounds the number of delay lines a queue keeps: their heads are kept in order
+// by insertion, so a component that uses many distinct delays at once falls back to the heap.
 const defaultMaxLines = 16
 
 // lineEntry is one event on a delay line.
@@ -137,9 +137,15 @@ func (q *eventQueue) pushLine(d, at Time, h HandlerID, target int32, arg int64) 
 	p := l.push(lineEntry{at: at, seq: seq, handler: h, target: target, arg: arg})
 	q.lineCount++
 	if l.n == 1 {
-		if b := q.best - 1; b < 0 || lineBefore(l.first(), q.lines[b].first().at, q.lines[b].first().seq) {
-			q.best = i + 1
+		// The line was empty: it joins the order by its head, from the back (a new event
+		// comes after most others).
+		q.order = append(q.order, int32(i))
+		k := len(q.order) - 1
+		for k > 0 && q.headBefore(int32(i), q.order[k-1]) {
+			q.order[k] = q.order[k-1]
+			k--
 		}
+		q.order[k] = int32(i)
 	}
 	return Timer{slot: lineTimer | uint32(i), gen: p}, true
 }
@@ -166,55 +172,67 @@ func (q *eventQueue) cancelLine(t Timer) bool {
 	q.lineCount--
 	if t.gen == l.head {
 		l.purge()
-		q.findBest()
+		i := int32(t.slot &^ lineTimer)
+		k := 0
+		for q.order[k] != i {
+			k++
+		}
+		q.reorder(k)
 	}
 	return true
 }
 
-// popLine removes and returns the first event of line i, which must be the best line.
+// popLine removes and returns the first event of line i, which must be the first in order.
 func (q *eventQueue) popLine(i int) Event {
 	l := &q.lines[i]
 	e := l.pop()
 	l.purge()
 	q.lineCount--
-	q.findBest()
+	q.reorder(0)
 	return Event{At: e.at, Handler: e.handler, Target: e.target, Arg: e.arg}
 }
 
-// findBest sets best to the line whose head comes first (0 if every line is empty).
-func (q *eventQueue) findBest() {
-	best := -1
-	var at Time
-	var seq uint32
-	for j := range q.lines {
-		l := &q.lines[j]
-		if l.n == 0 {
-			continue
-		}
-		if best < 0 || lineBefore(l.first(), at, seq) {
-			best, at, seq = j, l.first().at, l.first().seq
-		}
+// headBefore reports whether line i's head comes before line j's; both must hold events.
+func (q *eventQueue) headBefore(i, j int32) bool {
+	b := q.lines[j].first()
+	return lineBefore(q.lines[i].first(), b.at, b.seq)
+}
+
+// reorder puts back in place the line at order[k], whose head has just moved later (or which
+// has just been emptied, and leaves the order). The lines' heads only move later when one is
+// taken or cancelled, and mostly stay ahead of the next line's, so this costs a comparison or
+// two where a scan of every line's head would cost one per line.
+func (q *eventQueue) reorder(k int) {
+	i := q.order[k]
+	if q.lines[i].n == 0 {
+		q.order = append(q.order[:k], q.order[k+1:]...)
+		return
 	}
-	q.best = best + 1
+	for k+1 < len(q.order) && q.headBefore(q.order[k+1], i) {
+		q.order[k] = q.order[k+1]
+		k++
+	}
+	q.order[k] = i
 }
 
 // peek returns the time of the next event and where it is: line ≥ 0 is a delay line, -1 the
 // heap. ok is false when nothing is pending.
 func (q *eventQueue) peek() (at Time, line int, ok bool) {
 	heapOK := len(q.heap) > root
-	if q.best == 0 {
+	if len(q.order) == 0 {
 		if !heapOK {
 			return 0, -1, false
 		}
 		return q.heap[root].at, -1, true
 	}
-	e := q.lines[q.best-1].first()
+	best := int(q.order[0])
+	e := q.lines[best].first()
 	if heapOK {
 		if h := &q.heap[root]; !lineBefore(e, h.at, uint32(h.key>>32)) {
 			return h.at, -1, true
 		}
 	}
-	return e.at, q.best - 1, true
+	return e.at, best, true
 }
 
 // take removes and returns the next event, from where peek found it.

@@ -722,7 +722,8 @@ func checkQueue(t *testing.T, q *eventQueue) {
 		}
 		seqs[seq] = true
 	}
-	lineCount, best := 0, -1
+	lineCount := 0
+	var order []int32
 	for j := range q.lines {
 		l := &q.lines[j]
 		if len(l.buf)&(len(l.buf)-1) != 0 || l.n > len(l.buf) {
@@ -750,12 +751,18 @@ func checkQueue(t *testing.T, q *eventQueue) {
 			live++
 		}
 		lineCount += live
-		if l.n > 0 && (best < 0 || lineBefore(l.first(), q.lines[best].first().at, q.lines[best].first().seq)) {
-			best = j
+		if l.n > 0 {
+			order = append(order, int32(j))
 		}
 	}
-	if lineCount != q.lineCount || best+1 != q.best {
-		t.Fatalf("lines hold %d events, first in line %d; queue records %d and %d", lineCount, best, q.lineCount, q.best-1)
+	slices.SortFunc(order, func(a, b int32) int {
+		if lineBefore(q.lines[a].first(), q.lines[b].first().at, q.lines[b].first().seq) {
+			return -1
+		}
+		return 1
+	})
+	if lineCount != q.lineCount || !slices.Equal(order, q.order) {
+		t.Fatalf("lines hold %d events in the order %v; queue records %d and %v", lineCount, order, q.lineCount, q.order)
 	}
 	free := 0
 	for _, p := range q.pos {
