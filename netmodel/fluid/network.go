@@ -210,6 +210,14 @@ type Network struct {
 	active, inflight int
 	stats            Stats
 	rates            []float64 // scratch: the rates of a path's links (Transport.Tail)
+	tailMemo         struct {  // the last Transport.Tail computed (tail)
+		bytes int64
+		rate  float64
+		rates []float64
+		t     engine.Time
+	}
+	wireOf int64 // the size of the last flow sent, whose Transport.Wire is wire
+	wire   float64
 
 	chkLoad, chkMax []float64 // Check scratch
 	chkCnt          []int32
@@ -387,9 +395,12 @@ func (n *Network) sent(id int32) {
 		for _, l := range n.arena[fh.off : fh.off+fh.hops] {
 			n.rates = append(n.rates, n.links[l].capa)
 		}
-		done += n.opt.Transport.Tail(f.bytes, fh.rate, n.rates)
+		done += n.tail(f.bytes, fh.rate)
 	}
-	wire := float64(n.opt.Transport.Wire(f.bytes))
+	if f.bytes != n.wireOf {
+		n.wireOf, n.wire = f.bytes, float64(n.opt.Transport.Wire(f.bytes))
+	}
+	wire := n.wire
 	fh.rate, fh.bn, fh.state = 0, -1, stateSent
 	off := fh.off
 	for k := range fh.hops {
@@ -422,6 +433,23 @@ func (n *Network) sent(id int32) {
 	}
 	f.timer = n.s.At(done, n.h, id, evArrive)
 	n.obs.FlowSent(FlowID(id), now)
+}
+
+// tail is Transport.Tail(bytes, rate, n.rates), kept for the last arguments: the flows of a
+// collective's step have one size, their rate is their first link's and their paths have a few
+// shapes, so most sends ask for the tail just asked for. Tail uses the rate only up to the
+// first link's; the kept one is cut the same way, so that rates above it share the entry.
+func (n *Network) tail(bytes int64, rate float64) engine.Time {
+	if !(rate > 0) || rate > n.rates[0] {
+		rate = n.rates[0]
+	}
+	m := &n.tailMemo
+	if bytes == m.bytes && rate == m.rate && slices.Equal(n.rates, m.rates) {
+		return m.t
+	}
+	m.t = n.opt.Transport.Tail(bytes, rate, n.rates)
+	m.bytes, m.rate, m.rates = bytes, rate, append(m.rates[:0], n.rates...)
+	return m.t
 }
 
 // arrive reports the arrival of flow id at time at and frees its slot.
