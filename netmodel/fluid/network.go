@@ -107,6 +107,9 @@ type flowHot struct {
 	off   int32   // the path: arena[off : off+hops]
 	hops  int32
 	state uint8
+	// alone: every link of its path was idle when it started (or moved) and nothing joined
+	// since; addFresh then takes its rate from flowCold. Meaningful until its first recompute.
+	alone bool
 }
 
 // flow is what re-rating and sending a flow read besides flowHot: 48 bytes.
@@ -124,6 +127,10 @@ type flowCold struct {
 	start engine.Time
 	segAt engine.Time // TrackBottlenecks: start of the current bottleneck segment
 	room  int32       // capacity of the arena chunk at hot.off
+	// The rate and bottleneck of a flow alone on its path (flowHot.alone): the smallest
+	// capacity of the path and the link of the lowest id among equals.
+	loneRate float64
+	loneBn   int32
 }
 
 // entry is one flow on a link: the flow and the position of the link in the arena (the flow's
@@ -322,16 +329,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	fh.rate, fh.hops, fh.bn, fh.state = 0, h, -1, stateActive
 	off := fh.off
 	copy(n.arena[off:off+h], path)
-	for k, l := range path {
-		lk := &n.links[l]
-		if len(lk.on) > 0 {
-			// Flows bottlenecked here may have to slow down. On an idle link there are none:
-			// nothing to seed, and the new flow is seeded anyway (fresh).
-			n.markDirty(l)
-		}
-		n.apos[off+int32(k)] = int32(len(lk.on))
-		lk.on = append(lk.on, entry{id, off + int32(k)})
-	}
+	n.join(id, off, path)
 	n.active++
 	n.inflight++
 	n.stats.Started++
@@ -343,6 +341,44 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	n.fresh = append(n.fresh, id)
 	n.wake()
 	return FlowID(id)
+}
+
+// join puts flow id, whose path is at arena offset off, on the links of path, and notes whether
+// it is alone on all of them (flowHot.alone), with the rate and bottleneck it then has.
+func (n *Network) join(id, off int32, path []int32) {
+	alone, s, bn := true, math.Inf(1), int32(-1)
+	for k, l := range path {
+		lk := &n.links[l]
+		switch len(lk.on) {
+		case 0:
+			// An idle link: no flow is bottlenecked here, nothing to seed (the new flow is
+			// seeded anyway, as fresh).
+		case 1:
+			// The flow already here is no longer alone.
+			n.hot[lk.on[0].f].alone = false
+			fallthrough
+		default:
+			// Flows bottlenecked here may have to slow down.
+			n.markDirty(l)
+			alone = false
+		}
+		if alone {
+			resid := lk.capa - 0.0 // as solve's capacity less the outside load
+			if !(resid > 0) {
+				resid = 0
+			}
+			if resid < s || (resid == s && l < bn) {
+				s, bn = resid, l
+			}
+		}
+		n.apos[off+int32(k)] = int32(len(lk.on))
+		lk.on = append(lk.on, entry{id, off + int32(k)})
+	}
+	n.hot[id].alone = alone
+	if alone {
+		fc := &n.cold[id]
+		fc.loneRate, fc.loneBn = s, bn
+	}
 }
 
 // checkPath panics unless every link of path is a directed link of the graph and none repeats;

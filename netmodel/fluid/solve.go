@@ -107,22 +107,14 @@ func (n *Network) addFresh(id int32) {
 	if f.mark == n.epoch {
 		return
 	}
-	path := n.arena[f.off : f.off+f.hops]
-	s, bn := math.Inf(1), int32(-1)
-	for _, l := range path {
-		lk := &n.links[l]
-		if len(lk.on) != 1 {
-			n.addFlow(id)
-			return
-		}
-		resid := lk.capa - 0.0 // as solve's capacity less the outside load
-		if !(resid > 0) {
-			resid = 0
-		}
-		if resid < s || (resid == s && l < bn) {
-			s, bn = resid, l
-		}
+	if !f.alone {
+		n.addFlow(id)
+		return
 	}
+	// Alone since it started (join), so alone now: a flow that joins one of its links clears
+	// the mark, and no other flow leaves them.
+	fc := &n.cold[id]
+	s, bn := fc.loneRate, fc.loneBn
 	f.mark = n.epoch
 	f.ridx = int32(len(n.region))
 	n.region = append(n.region, id)
@@ -130,7 +122,7 @@ func (n *Network) addFresh(id int32) {
 	n.rBn = append(n.rBn[:f.ridx], bn)
 	n.rLone = append(n.rLone[:f.ridx], true)
 	n.lone++
-	n.loneLinks += len(path)
+	n.loneLinks += int(f.hops)
 }
 
 // addFlow adds flow id and the links of its path to the region.
