@@ -124,6 +124,14 @@ type SingleParentDAG interface {
 	SingleParent() bool
 }
 
+// RootsDAG is implemented by DAGs that can list their roots (the flows without parents)
+// without visiting every flow: Roots appends them to buf in ascending id order, the order a
+// scan of every flow's parents would find them in, and returns it.
+type RootsDAG interface {
+	DAG
+	Roots(buf []FlowID) []FlowID
+}
+
 // FlowDAG is a DAG stored as flat slices: the flows, and their parents and children in
 // compressed sparse rows.
 type FlowDAG struct {

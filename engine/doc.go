@@ -37,11 +37,16 @@
 // Events scheduled with AfterFixed skip the heap: every event of one delay comes due after those
 // of the same delay scheduled before it (the clock never goes back), so a FIFO ring buffer per
 // delay, a delay line, is already sorted. The dispatch loop takes the earlier of the heap's root
-// and the earliest line head (a scan of at most 16 lines, done only when a line head is taken),
+// and the earliest line head (the lines that hold events are kept in the order of their heads,
+// at most 16; taking a head moves its line down that order, mostly by a comparison or two),
 // comparing (time, seq) exactly as the heap does, so the order of events does not change. The
 // network model's flow starts (a parent's path delay plus the send latency after the parent is
 // sent: a handful of distinct delays) are most of its events; on lines they cost O(1) and leave
-// a heap half the size for the timers that move.
+// a heap half the size for the timers that move. AfterFixedTimer puts an event on a line too
+// and returns a Timer for it, which Cancel and Pending accept (the Timer names the line and
+// the event's position on it; a cancelled event is marked dead and dropped when it reaches
+// the head of its line, so the loop never sees it); Reschedule cannot move it. The network
+// model's "sent" timers, which a flow's later rate changes may cancel, go there.
 //
 // # Measurements
 //

@@ -11,8 +11,8 @@ import "slices"
 // dispatch loop takes whichever comes first, the heap's root or the earliest line head, with
 // the same (time, seq) order as if every event were in the heap.
 
-// defaultMaxLines bounds the number of delay lines a queue keeps: the earliest head is found by
-// scanning them, so a component that uses many distinct delays at once falls back to the heap.
+// defaultMaxLines bounds the number of delay lines a queue keeps: their heads are kept in order
+// by insertion, so a component that uses many distinct delays at once falls back to the heap.
 const defaultMaxLines = 16
 
 // lineEntry is one event on a delay line.
@@ -25,34 +25,69 @@ type lineEntry struct {
 }
 
 // delayLine is the FIFO queue of the pending events of one delay, in a ring buffer whose
-// length is a power of two.
+// length is a power of two. Positions count the events pushed since the line was made (they
+// go on across a change of its delay): the event at position p sits at buf[p&(len(buf)-1)],
+// which is what lets a Timer of AfterFixedTimer name it. Cancelled events stay in the buffer,
+// marked dead, until they reach the head; the head is always a live event (purge).
 type delayLine struct {
 	d    Time
 	buf  []lineEntry
-	head int // index of the first entry in buf
-	n    int // entries queued
+	head uint32 // position of the first entry
+	n    int    // entries queued, dead ones included
 }
 
-func (l *delayLine) first() *lineEntry { return &l.buf[l.head] }
+// deadHandler marks a cancelled line entry. Register never hands it out.
+const deadHandler = ^HandlerID(0)
 
-func (l *delayLine) push(e lineEntry) {
+func (l *delayLine) first() *lineEntry { return &l.buf[l.head&uint32(len(l.buf)-1)] }
+
+// push queues e and returns its position.
+func (l *delayLine) push(e lineEntry) uint32 {
 	if l.n == len(l.buf) {
 		grown := make([]lineEntry, max(2*len(l.buf), 64))
-		for i := range l.n {
-			grown[i] = l.buf[(l.head+i)&(len(l.buf)-1)]
+		for i := range uint32(l.n) {
+			p := l.head + i
+			grown[p&uint32(len(grown)-1)] = l.buf[p&uint32(len(l.buf)-1)]
 		}
-		l.buf, l.head = grown, 0
+		l.buf = grown
 	}
-	l.buf[(l.head+l.n)&(len(l.buf)-1)] = e
+	p := l.head + uint32(l.n)
+	l.buf[p&uint32(len(l.buf)-1)] = e
 	l.n++
+	return p
 }
 
 func (l *delayLine) pop() lineEntry {
-	e := l.buf[l.head]
-	l.head = (l.head + 1) & (len(l.buf) - 1)
+	e := *l.first()
+	l.head++
 	l.n--
 	return e
 }
+
+// purge drops the cancelled entries at the head, so that the head is a live event again.
+func (l *delayLine) purge() {
+	for l.n > 0 && l.first().handler == deadHandler {
+		l.head++
+		l.n--
+	}
+}
+
+// entry returns the live entry of the line at position p, nil if there is none (it ran, was
+// cancelled, or was never queued).
+func (l *delayLine) entry(p uint32) *lineEntry {
+	if p-l.head >= uint32(l.n) {
+		return nil
+	}
+	e := &l.buf[p&uint32(len(l.buf)-1)]
+	if e.handler == deadHandler {
+		return nil
+	}
+	return e
+}
+
+// lineTimer marks the Timers of events on delay lines (AfterFixedTimer): slot is lineTimer | the
+// line's index and gen the event's position on the line. Heap slots stay below it.
+const lineTimer = 1 << 31
 
 // lineBefore reports whether line entry e comes before the event (at, seq).
 func lineBefore(e *lineEntry, at Time, seq uint32) bool {
@@ -60,8 +95,8 @@ func lineBefore(e *lineEntry, at Time, seq uint32) bool {
 }
 
 // pushLine queues an event at Now()+d on the line for d, creating the line if there is room,
-// and reports whether it did; if not, the caller uses the heap.
-func (q *eventQueue) pushLine(d, at Time, h HandlerID, target int32, arg int64) bool {
+// and reports whether it did, with the Timer naming it; if not, the caller uses the heap.
+func (q *eventQueue) pushLine(d, at Time, h HandlerID, target int32, arg int64) (Timer, bool) {
 	i := q.lastLine
 	if i >= len(q.lines) || q.lines[i].d != d {
 		i = -1
@@ -86,12 +121,12 @@ func (q *eventQueue) pushLine(d, at Time, h HandlerID, target int32, arg int64) 
 				for j := range q.lines {
 					if q.lines[j].n == 0 {
 						i = j
-						q.lines[j].d, q.lines[j].head = d, 0
+						q.lines[j].d = d
 						break
 					}
 				}
 				if i < 0 {
-					return false
+					return Timer{}, false
 				}
 			}
 		}
@@ -99,58 +134,105 @@ func (q *eventQueue) pushLine(d, at Time, h HandlerID, target int32, arg int64) 
 	}
 	seq := uint32(q.nextSeq() >> 32) // may renumber every line: take it before queueing
 	l := &q.lines[i]
-	l.push(lineEntry{at: at, seq: seq, handler: h, target: target, arg: arg})
+	p := l.push(lineEntry{at: at, seq: seq, handler: h, target: target, arg: arg})
 	q.lineCount++
 	if l.n == 1 {
-		if b := q.best - 1; b < 0 || lineBefore(l.first(), q.lines[b].first().at, q.lines[b].first().seq) {
-			q.best = i + 1
+		// The line was empty: it joins the order by its head, from the back (a new event
+		// comes after most others).
+		q.order = append(q.order, int32(i))
+		k := len(q.order) - 1
+		for k > 0 && q.headBefore(int32(i), q.order[k-1]) {
+			q.order[k] = q.order[k-1]
+			k--
 		}
+		q.order[k] = int32(i)
+	}
+	return Timer{slot: lineTimer | uint32(i), gen: p}, true
+}
+
+// lineEntryOf returns the live line entry Timer t names and its line, or nil.
+func (q *eventQueue) lineEntryOf(t Timer) (*lineEntry, *delayLine) {
+	i := int(t.slot &^ lineTimer)
+	if i >= len(q.lines) {
+		return nil, nil
+	}
+	l := &q.lines[i]
+	return l.entry(t.gen), l
+}
+
+// cancelLine cancels the line event Timer t names and reports whether it was pending. The
+// entry is marked dead and dropped when it reaches the head of its line; if it is the head, it
+// is dropped now, so that the line's head stays a live event.
+func (q *eventQueue) cancelLine(t Timer) bool {
+	e, l := q.lineEntryOf(t)
+	if e == nil {
+		return false
+	}
+	e.handler = deadHandler
+	q.lineCount--
+	if t.gen == l.head {
+		l.purge()
+		i := int32(t.slot &^ lineTimer)
+		k := 0
+		for q.order[k] != i {
+			k++
+		}
+		q.reorder(k)
 	}
 	return true
 }
 
-// popLine removes and returns the first event of line i, which must be the best line.
+// popLine removes and returns the first event of line i, which must be the first in order.
 func (q *eventQueue) popLine(i int) Event {
-	e := q.lines[i].pop()
+	l := &q.lines[i]
+	e := l.pop()
+	l.purge()
 	q.lineCount--
-	q.findBest()
+	q.reorder(0)
 	return Event{At: e.at, Handler: e.handler, Target: e.target, Arg: e.arg}
 }
 
-// findBest sets best to the line whose head comes first (0 if every line is empty).
-func (q *eventQueue) findBest() {
-	best := -1
-	var at Time
-	var seq uint32
-	for j := range q.lines {
-		l := &q.lines[j]
-		if l.n == 0 {
-			continue
-		}
-		if best < 0 || lineBefore(l.first(), at, seq) {
-			best, at, seq = j, l.first().at, l.first().seq
-		}
+// headBefore reports whether line i's head comes before line j's; both must hold events.
+func (q *eventQueue) headBefore(i, j int32) bool {
+	b := q.lines[j].first()
+	return lineBefore(q.lines[i].first(), b.at, b.seq)
+}
+
+// reorder puts back in place the line at order[k], whose head has just moved later (or which
+// has just been emptied, and leaves the order). The lines' heads only move later when one is
+// taken or cancelled, and mostly stay ahead of the next line's, so this costs a comparison or
+// two where a scan of every line's head would cost one per line.
+func (q *eventQueue) reorder(k int) {
+	i := q.order[k]
+	if q.lines[i].n == 0 {
+		q.order = append(q.order[:k], q.order[k+1:]...)
+		return
 	}
-	q.best = best + 1
+	for k+1 < len(q.order) && q.headBefore(q.order[k+1], i) {
+		q.order[k] = q.order[k+1]
+		k++
+	}
+	q.order[k] = i
 }
 
 // peek returns the time of the next event and where it is: line ≥ 0 is a delay line, -1 the
 // heap. ok is false when nothing is pending.
 func (q *eventQueue) peek() (at Time, line int, ok bool) {
 	heapOK := len(q.heap) > root
-	if q.best == 0 {
+	if len(q.order) == 0 {
 		if !heapOK {
 			return 0, -1, false
 		}
 		return q.heap[root].at, -1, true
 	}
-	e := q.lines[q.best-1].first()
+	best := int(q.order[0])
+	e := q.lines[best].first()
 	if heapOK {
 		if h := &q.heap[root]; !lineBefore(e, h.at, uint32(h.key>>32)) {
 			return h.at, -1, true
 		}
 	}
-	return e.at, q.best - 1, true
+	return e.at, best, true
 }
 
 // take removes and returns the next event, from where peek found it.
@@ -179,7 +261,7 @@ func (q *eventQueue) renumberAll() {
 	for j := range q.lines {
 		l := &q.lines[j]
 		for k := range l.n {
-			e := &l.buf[(l.head+k)&(len(l.buf)-1)]
+			e := &l.buf[(l.head+uint32(k))&uint32(len(l.buf)-1)]
 			refs = append(refs, ref{e.at, e.seq, int32(j), int32(k)})
 		}
 	}
@@ -203,7 +285,7 @@ func (q *eventQueue) renumberAll() {
 			continue
 		}
 		l := &q.lines[r.line]
-		l.buf[(l.head+int(r.idx))&(len(l.buf)-1)].seq = seq
+		l.buf[(l.head+uint32(r.idx))&uint32(len(l.buf)-1)].seq = seq
 	}
 	q.seq = uint32(len(refs))
 }

@@ -63,6 +63,7 @@ type model struct {
 	ref     refQueue
 	timers  []Timer // indexed by id
 	fixed   []bool  // indexed by id: scheduled with AfterFixed, so no Timer
+	onLine  []bool  // indexed by id: scheduled with AfterFixedTimer and put on a line, so not movable
 	fired   []int32
 	stopped bool // a handler called Stop during the current run
 }
@@ -119,8 +120,8 @@ func (m *model) schedule() {
 	id := int32(len(m.timers))
 	at := m.when()
 	var tm Timer
-	fixed := false
-	switch m.rng.IntN(6) {
+	fixed, onLine := false, false
+	switch m.rng.IntN(7) {
 	case 0:
 		tm = m.s.After(at-m.s.Now(), m.hid, id, int64(id))
 	case 1:
@@ -130,11 +131,17 @@ func (m *model) schedule() {
 		at = m.s.Now() + d
 		m.s.AfterFixed(d, m.hid, id, int64(id))
 		fixed = true
+	case 4:
+		d := fixedDelays[m.rng.IntN(len(fixedDelays))]
+		at = m.s.Now() + d
+		tm = m.s.AfterFixedTimer(d, m.hid, id, int64(id))
+		onLine = tm.slot&lineTimer != 0
 	default:
 		tm = m.s.At(at, m.hid, id, int64(id))
 	}
 	m.timers = append(m.timers, tm)
 	m.fixed = append(m.fixed, fixed)
+	m.onLine = append(m.onLine, onLine)
 	m.ref.insert(at, id)
 }
 
@@ -154,8 +161,10 @@ func (m *model) mutate() {
 		if id := m.someID(); id >= 0 && !m.fixed[id] {
 			at := m.when()
 			got := m.s.Reschedule(m.timers[id], at)
-			want := m.ref.remove(id)
-			if want {
+			var want bool
+			if m.onLine[id] {
+				want = false // a line event is not moved
+			} else if want = m.ref.remove(id); want {
 				m.ref.insert(at, id)
 			}
 			if got != want {

@@ -79,11 +79,11 @@ type eventQueue struct {
 	// math.MaxUint32. Tests lower it to exercise renumbering.
 	seqLimit uint32
 
-	// The delay lines of AfterFixed (lines.go): best is 1 + the index of the line whose head
-	// comes first (0 when all are empty), lastLine the line used last, lineCount the events on
+	// The delay lines of AfterFixed (lines.go): order lists the lines that hold events by
+	// their heads, the first first; lastLine is the line used last, lineCount the events on
 	// all lines.
 	lines     []delayLine
-	best      int
+	order     []int32
 	lastLine  int
 	lineCount int
 	maxLines  int // 0: defaultMaxLines; tests lower it

@@ -142,9 +142,27 @@ func (s *Scheduler) AfterFixed(d Time, h HandlerID, target int32, arg int64) {
 	if h == funcHandler || int(h) >= len(s.handlers) {
 		panic("engine: AfterFixed with unregistered HandlerID " + strconv.FormatUint(uint64(h), 10))
 	}
-	if !s.q.pushLine(d, at, h, target, arg) {
+	if _, ok := s.q.pushLine(d, at, h, target, arg); !ok {
 		s.q.push(at, h, target, arg)
 	}
+}
+
+// AfterFixedTimer is AfterFixed for an event that may have to be cancelled: it returns a
+// Timer, with which Cancel and Pending work as for any event. An event on a delay line cannot
+// be moved: Reschedule reports false for its Timer and leaves it alone, so a caller that has
+// to move it cancels it and schedules anew (which orders it exactly as Reschedule would: a
+// fresh sequence number, taken now). Where the event goes to the heap (no line for d), the
+// Timer is an ordinary one. A cancelled event costs nothing more than its place in its line
+// until the events before it have run: the dispatch loop never sees it.
+func (s *Scheduler) AfterFixedTimer(d Time, h HandlerID, target int32, arg int64) Timer {
+	at := s.after(d)
+	if h == funcHandler || int(h) >= len(s.handlers) {
+		panic("engine: AfterFixedTimer with unregistered HandlerID " + strconv.FormatUint(uint64(h), 10))
+	}
+	if t, ok := s.q.pushLine(d, at, h, target, arg); ok {
+		return t
+	}
+	return s.q.push(at, h, target, arg)
 }
 
 // AtFunc schedules f to run at time at. It is meant for code off the hot path (setup, periodic
@@ -176,6 +194,9 @@ func (s *Scheduler) AfterFunc(d Time, f func()) Timer {
 // Cancel removes the event t refers to. It reports whether the event was pending; cancelling a
 // fired, already cancelled or zero Timer does nothing and returns false. O(log n).
 func (s *Scheduler) Cancel(t Timer) bool {
+	if t.slot&lineTimer != 0 {
+		return s.q.cancelLine(t)
+	}
 	if !s.q.live(t) {
 		return false
 	}
@@ -190,10 +211,11 @@ func (s *Scheduler) Cancel(t Timer) bool {
 // Reschedule moves the pending event t refers to to time at, keeping its handler, target and
 // arg. The moved event is ordered as if it had been scheduled now: after every event already
 // queued for the same time. It reports whether the event was pending (a stale or zero Timer is
-// left alone and yields false). The time rules of At apply and are checked first. t stays valid.
+// left alone and yields false, and so is the Timer of an event on a delay line, see
+// AfterFixedTimer). The time rules of At apply and are checked first. t stays valid.
 func (s *Scheduler) Reschedule(t Timer, at Time) bool {
 	s.checkTime(at)
-	if !s.q.live(t) {
+	if t.slot&lineTimer != 0 || !s.q.live(t) {
 		return false
 	}
 	s.q.move(int32(t.slot), at)
@@ -201,7 +223,13 @@ func (s *Scheduler) Reschedule(t Timer, at Time) bool {
 }
 
 // Pending reports whether the event t refers to is still queued.
-func (s *Scheduler) Pending(t Timer) bool { return s.q.live(t) }
+func (s *Scheduler) Pending(t Timer) bool {
+	if t.slot&lineTimer != 0 {
+		e, _ := s.q.lineEntryOf(t)
+		return e != nil
+	}
+	return s.q.live(t)
+}
 
 // Len is the number of pending events.
 func (s *Scheduler) Len() int { return s.q.len() + s.q.lineCount }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -721,31 +722,47 @@ func checkQueue(t *testing.T, q *eventQueue) {
 		}
 		seqs[seq] = true
 	}
-	lineCount, best := 0, -1
+	lineCount := 0
+	var order []int32
 	for j := range q.lines {
 		l := &q.lines[j]
 		if len(l.buf)&(len(l.buf)-1) != 0 || l.n > len(l.buf) {
 			t.Fatalf("line %d: %d entries in a ring of %d", j, l.n, len(l.buf))
 		}
-		for k := range l.n {
-			e := &l.buf[(l.head+k)&(len(l.buf)-1)]
+		mask := uint32(len(l.buf) - 1)
+		live := 0
+		var prev *lineEntry
+		for k := range uint32(l.n) {
+			e := &l.buf[(l.head+k)&mask]
 			if seqs[e.seq] || e.seq == 0 || e.seq > q.seq {
 				t.Fatalf("line %d: bad or repeated sequence number %d (last issued %d)", j, e.seq, q.seq)
 			}
 			seqs[e.seq] = true
-			if k > 0 {
-				if p := &l.buf[(l.head+k-1)&(len(l.buf)-1)]; !lineBefore(p, e.at, e.seq) {
-					t.Fatalf("line %d (delay %v) out of order at %d", j, l.d, k)
-				}
+			if prev != nil && !lineBefore(prev, e.at, e.seq) {
+				t.Fatalf("line %d (delay %v) out of order at %d", j, l.d, k)
 			}
+			prev = e
+			if e.handler == deadHandler {
+				if k == 0 {
+					t.Fatalf("line %d: a cancelled event at the head", j)
+				}
+				continue
+			}
+			live++
 		}
-		lineCount += l.n
-		if l.n > 0 && (best < 0 || lineBefore(l.first(), q.lines[best].first().at, q.lines[best].first().seq)) {
-			best = j
+		lineCount += live
+		if l.n > 0 {
+			order = append(order, int32(j))
 		}
 	}
-	if lineCount != q.lineCount || best+1 != q.best {
-		t.Fatalf("lines hold %d events, first in line %d; queue records %d and %d", lineCount, best, q.lineCount, q.best-1)
+	slices.SortFunc(order, func(a, b int32) int {
+		if lineBefore(q.lines[a].first(), q.lines[b].first().at, q.lines[b].first().seq) {
+			return -1
+		}
+		return 1
+	})
+	if lineCount != q.lineCount || !slices.Equal(order, q.order) {
+		t.Fatalf("lines hold %d events in the order %v; queue records %d and %v", lineCount, order, q.lineCount, q.order)
 	}
 	free := 0
 	for _, p := range q.pos {
@@ -805,5 +822,83 @@ func TestReserveHoldsABurst(t *testing.T) {
 		if !slices.Equal(plain, reserved) {
 			t.Errorf("n=%d: order %v with Reserve, %v without", n, reserved, plain)
 		}
+	}
+}
+
+// A Timer of AfterFixedTimer cancels its event wherever it sits on its line (the head, the
+// middle, the tail), Pending follows it, Reschedule leaves it alone, and a Timer stays stale
+// once its line has taken another delay or its buffer has grown and wrapped past the event's
+// position.
+func TestAfterFixedTimer(t *testing.T) {
+	s, h := newScript(t)
+	var tm []Timer
+	for i := range 6 {
+		tm = append(tm, s.AfterFixedTimer(10, h.id, int32(i), 0))
+	}
+	if tm[0].slot&lineTimer == 0 {
+		t.Fatal("the event did not go to a delay line")
+	}
+	if s.Reschedule(tm[2], 3) {
+		t.Error("Reschedule moved a line event")
+	}
+	for _, i := range []int{0, 3, 5} { // the head, the middle, the tail
+		if !s.Cancel(tm[i]) {
+			t.Errorf("Cancel(%d) = false, want true", i)
+		}
+		if s.Cancel(tm[i]) || s.Pending(tm[i]) {
+			t.Errorf("event %d is still live after Cancel", i)
+		}
+		checkQueue(t, &s.q)
+	}
+	if !s.Pending(tm[1]) || s.Len() != 3 {
+		t.Fatalf("Pending(1) = %v, Len %d; want true, 3", s.Pending(tm[1]), s.Len())
+	}
+	s.Run()
+	if got := h.targets(); !slices.Equal(got, []int32{1, 2, 4}) {
+		t.Fatalf("ran %v, want [1 2 4]", got)
+	}
+	for i := range tm {
+		if s.Pending(tm[i]) || s.Cancel(tm[i]) {
+			t.Errorf("event %d is live after the run", i)
+		}
+	}
+	// The line, now empty, takes another delay (it is the only one allowed); positions go on,
+	// so the old Timers stay stale.
+	s.q.maxLines = 1
+	late := s.AfterFixedTimer(20, h.id, 9, 0)
+	if late.slot != tm[0].slot || s.Pending(tm[0]) || s.Cancel(tm[0]) {
+		t.Fatal("an old Timer names the line's new event")
+	}
+	// Cancelling everything empties the line and leaves nothing for the loop.
+	if !s.Cancel(late) || s.Len() != 0 {
+		t.Fatalf("Len %d after cancelling the last event", s.Len())
+	}
+	checkQueue(t, &s.q)
+	if n := s.Run(); n != 0 {
+		t.Fatalf("%d events ran after every one was cancelled", n)
+	}
+	// Positions wrap around 2^32 with the buffer growing across the wrap.
+	l := &s.q.lines[0]
+	l.head = math.MaxUint32 - 40
+	h.got = h.got[:0]
+	tm = tm[:0]
+	for i := range 200 {
+		tm = append(tm, s.AfterFixedTimer(20, h.id, int32(i), 0))
+	}
+	for i := 0; i < 200; i += 3 {
+		if !s.Cancel(tm[i]) {
+			t.Fatalf("Cancel(%d) across the wrap = false", i)
+		}
+	}
+	checkQueue(t, &s.q)
+	s.Run()
+	var want []int32
+	for i := range int32(200) {
+		if i%3 != 0 {
+			want = append(want, i)
+		}
+	}
+	if got := h.targets(); !slices.Equal(got, want) {
+		t.Fatalf("across the wrap ran %v, want %v", got, want)
 	}
 }

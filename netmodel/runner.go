@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"simd/ccl"
@@ -280,6 +281,8 @@ type dagRun struct {
 	// the flows are sent, and a flow sent later may arrive earlier (a shorter path or tail).
 	end  engine.Time
 	done func()
+	// gpsShift is log2 of the collective's GPUs per server when that is a power of two, else -1.
+	gpsShift int
 }
 
 // arrivedParents is how many of a flow's parents have arrived, and the latest arrival among
@@ -393,7 +396,10 @@ func (m *Simulator) Progress() float64 {
 // Run starts DAG d now; done is called (from an engine event) when its last flow has arrived.
 // The run's id is reused once it is done.
 func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
-	run := dagRun{dag: d, coll: d.Collective(), lat: lat, remaining: d.NumFlows(), done: done}
+	run := dagRun{dag: d, coll: d.Collective(), lat: lat, remaining: d.NumFlows(), done: done, gpsShift: -1}
+	if g := run.coll.GPUsPerServer; g > 0 && g&(g-1) == 0 {
+		run.gpsShift = bits.TrailingZeros(uint(g))
+	}
 	if sp, ok := d.(ccl.SingleParentDAG); ok && sp.SingleParent() {
 		run.single = true
 	}
@@ -411,19 +417,15 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 		m.s.AtFunc(m.s.Now(), func() { m.finishRun(id, m.s.Now()) })
 		return id
 	}
-	if rl, ok := d.(interface {
-		Roots(buf []ccl.FlowID) []ccl.FlowID
-	}); ok {
-		for _, f := range rl.Roots(nil) {
-			m.release(id, f, m.s.Now())
-		}
-		return id
-	}
 	m.roots = m.roots[:0]
-	for f := range d.NumFlows() {
-		m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
-		if len(m.parents) == 0 {
-			m.roots = append(m.roots, ccl.FlowID(f))
+	if rl, ok := d.(ccl.RootsDAG); ok {
+		m.roots = rl.Roots(m.roots)
+	} else {
+		for f := range d.NumFlows() {
+			m.parents = d.Parents(ccl.FlowID(f), m.parents[:0])
+			if len(m.parents) == 0 {
+				m.roots = append(m.roots, ccl.FlowID(f))
+			}
 		}
 	}
 	// The roots are in flight together: their flow slots, and the timers each will hold, are
@@ -462,7 +464,7 @@ func (m *Simulator) release(id RunID, f ccl.FlowID, at engine.Time) {
 	r := &m.runs[id]
 	fl := r.dag.Flow(f)
 	lat := r.lat.Inter
-	if m.server(r.coll, fl.Src) == m.server(r.coll, fl.Dst) {
+	if r.server(fl.Src) == r.server(fl.Dst) {
 		lat = r.lat.Intra
 	}
 	// The delay from now is the flow's parent's path delay plus the send latency: a few
@@ -498,6 +500,18 @@ func (m *Simulator) server(c *ccl.Collective, endpoint int32) int {
 		return int(endpoint) - c.TotalGPUs
 	}
 	return int(endpoint) / c.GPUsPerServer
+}
+
+// server is Simulator.server for the run's collective, with a shift in place of the division
+// when its servers' GPU count is a power of two (release asks it of every flow).
+func (r *dagRun) server(endpoint int32) int {
+	if int(endpoint) < r.coll.TotalGPUs && r.gpsShift >= 0 {
+		return int(endpoint) >> r.gpsShift
+	}
+	if int(endpoint) >= r.coll.TotalGPUs {
+		return int(endpoint) - r.coll.TotalGPUs
+	}
+	return int(endpoint) / r.coll.GPUsPerServer
 }
 
 // HandleEvent starts a released flow.

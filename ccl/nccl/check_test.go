@@ -285,3 +285,40 @@ func TestParentsAndChildrenAgree(t *testing.T) {
 		}
 	}
 }
+
+// A DAG that lists its roots (ccl.RootsDAG) lists exactly the flows without parents, in id
+// order.
+func TestRootsAreTheFlowsWithoutParents(t *testing.T) {
+	tested := 0
+	for _, gen := range generators {
+		for _, op := range gen.ops {
+			for n := 1; n <= 24; n++ {
+				for _, gps := range []int{1, 2, 4, 8} {
+					for _, req := range groupsFor(op, n, gps, 1<<20) {
+						d, err := gen.build(req)
+						if err != nil {
+							continue
+						}
+						rd, ok := d.(ccl.RootsDAG)
+						if !ok {
+							continue
+						}
+						var want []ccl.FlowID
+						for id := range ccl.FlowID(d.NumFlows()) {
+							if len(d.Parents(id, nil)) == 0 {
+								want = append(want, id)
+							}
+						}
+						if got := rd.Roots(nil); !slices.Equal(got, want) {
+							t.Fatalf("%s %s, %d ranks, %d per server: Roots %v, want %v", gen.name, op, n, gps, got, want)
+						}
+						tested++
+					}
+				}
+			}
+		}
+	}
+	if tested == 0 {
+		t.Fatal("no generator lists its roots")
+	}
+}

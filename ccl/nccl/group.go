@@ -3,6 +3,7 @@ package nccl
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"simd/ccl"
 )
@@ -114,4 +115,26 @@ func validate(req *ccl.Request, ops ...ccl.Op) error {
 		}
 	}
 	return fmt.Errorf("%s is not supported", req.Op)
+}
+
+// divider divides by a fixed d ≥ 1 with a multiplication instead of a division, exactly for
+// dividends in [0, 2³²) when d < 2³² (flow ids and the sizes that split them are below 2³¹):
+// with m = ⌊(2⁶⁴−1)/d⌋+1 = 2⁶⁴/d + e, 0 ≤ e ≤ 1, x·m/2⁶⁴ = x/d + x·e/2⁶⁴, and the excess, below
+// 2⁻³² < 1/d, cannot reach the next integer, since x/d's fraction is at most 1 − 1/d.
+type divider struct{ d, m uint64 }
+
+func newDivider(d int64) divider {
+	if d <= 1 {
+		return divider{d: 1}
+	}
+	return divider{d: uint64(d), m: math.MaxUint64/uint64(d) + 1}
+}
+
+// divmod returns x/d and x%d for 0 ≤ x < 2³².
+func (v divider) divmod(x int64) (q, r int64) {
+	if v.m == 0 {
+		return x, 0
+	}
+	hi, _ := bits.Mul64(uint64(x), v.m)
+	return int64(hi), x - int64(hi*v.d)
 }

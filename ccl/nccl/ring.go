@@ -59,6 +59,8 @@ type ringDAG struct {
 	m         int     // members per server (uniform when pxn is set)
 	stepStart []int64 // first slot of each step inside a channel
 	chanSize  int64   // flows per channel
+	// chanDiv divides by chanSize, nDiv by n: decode is on the event mode's hot path.
+	chanDiv, nDiv divider
 }
 
 func newRing(req *ccl.Request, pxn, simccl bool) (*ringDAG, error) {
@@ -90,6 +92,7 @@ func newRing(req *ccl.Request, pxn, simccl bool) (*ringDAG, error) {
 	if err := checkSize(int64(C)*d.chanSize, "the ring"); err != nil {
 		return nil, err
 	}
+	d.chanDiv, d.nDiv = newDivider(d.chanSize), newDivider(int64(n))
 	d.coll = collective(req, n*C)
 	return d, nil
 }
@@ -248,11 +251,11 @@ func (d *ringDAG) extraOf(c, slot int) (k int, ok bool) {
 
 // decode splits a flow id into channel, step and slot.
 func (d *ringDAG) decode(id ccl.FlowID) (c, s, slot int) {
-	c = int(int64(id) / d.chanSize)
-	r := int64(id) % d.chanSize
+	c64, r := d.chanDiv.divmod(int64(id))
+	c = int(c64)
 	if !d.pxn {
-		n := int64(d.g.n)
-		return c, int(r / n), int(r % n)
+		s64, sl := d.nDiv.divmod(r)
+		return c, int(s64), int(sl)
 	}
 	if d.simccl { // every step split: n+N slots each
 		sz := int64(d.g.n + d.g.nsrv)
@@ -335,6 +338,27 @@ func (d *ringDAG) describe(id ccl.FlowID) ringFlow {
 
 // Flow implements ccl.DAG.
 func (d *ringDAG) Flow(id ccl.FlowID) ccl.Flow {
+	if !d.pxn {
+		// A plain ring: describe's case for it, without the general record (this is the
+		// hot path of the event mode).
+		c, s, gi := d.decode(id)
+		p := d.pos(c, gi)
+		q := p + 1
+		if q == d.g.n {
+			q = 0
+		}
+		piece := d.at(c, d.owner(s, p))*d.C + c
+		return ccl.Flow{
+			Src:     d.g.ranks[gi],
+			Dst:     d.g.ranks[d.at(c, q)],
+			Bytes:   d.coll.PieceBytes(piece),
+			Channel: int32(c),
+			Chunk:   int32(s),
+			Kind:    ccl.KindRing,
+			PieceLo: int32(piece),
+			PieceHi: int32(piece + 1),
+		}
+	}
 	f := d.describe(id)
 	piece := d.at(f.c, f.ownerPos)*d.C + f.c
 	return ccl.Flow{
@@ -398,6 +422,28 @@ func (d *ringDAG) parent(id ccl.FlowID) int64 {
 // SingleParent implements ccl.SingleParentDAG: every ring flow has at most one parent.
 func (d *ringDAG) SingleParent() bool { return true }
 
+// Roots implements ccl.RootsDAG. In a plain ring they are the flows of every channel's first
+// step; with PXN every flow is asked for its parent.
+func (d *ringDAG) Roots(buf []ccl.FlowID) []ccl.FlowID {
+	if d.pxn {
+		for id := range ccl.FlowID(d.NumFlows()) {
+			if d.parent(id) < 0 {
+				buf = append(buf, id)
+			}
+		}
+		return buf
+	}
+	if d.steps == 0 {
+		return buf
+	}
+	for c := range d.C {
+		for gi := range d.g.n {
+			buf = append(buf, ccl.FlowID(d.base(c, 0)+int64(gi)))
+		}
+	}
+	return buf
+}
+
 // Parents implements ccl.DAG: every ring flow has at most one parent.
 func (d *ringDAG) Parents(id ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID {
 	if p := d.parent(id); p >= 0 {
@@ -416,8 +462,11 @@ func (d *ringDAG) Children(id ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID {
 		if s+1 >= d.steps {
 			return buf
 		}
-		dst := d.at(c, (d.pos(c, gi)+1)%d.g.n)
-		return append(buf, ccl.FlowID(d.base(c, s+1)+int64(dst)))
+		q := d.pos(c, gi) + 1
+		if q == d.g.n {
+			q = 0
+		}
+		return append(buf, ccl.FlowID(d.base(c, s+1)+int64(d.at(c, q))))
 	}
 	f := d.describe(id)
 	var cand [4]int64

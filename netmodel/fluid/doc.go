@@ -22,12 +22,13 @@
 //
 // # Batches
 //
-// Starts and sends only record what changed (the directed links whose flow set changed) and,
-// for the first change of an instant, queue one recompute event at the current time. The
-// engine runs equal-time events in FIFO order, so that recompute runs after every event already
-// queued for the instant: flows that start or are sent at the same time are handled by one
-// recompute (Stats.Recomputes). A change made after it, by an event queued later for the same
-// instant, queues another. Until its recompute a new flow reports rate 0.
+// Starts and sends only record what changed (the directed links whose flow set changed, among
+// them only those that carry other flows: on a link that was or is left idle no flow can be
+// bottlenecked) and, for the first change of an instant, queue one recompute event at the
+// current time. The engine runs equal-time events in FIFO order, so that recompute runs after
+// every event already queued for the instant: flows that start or are sent at the same time
+// are handled by one recompute (Stats.Recomputes). A change made after it, by an event queued
+// later for the same instant, queues another. Until its recompute a new flow reports rate 0.
 //
 // # Incremental max-min
 //
@@ -38,6 +39,10 @@
 //  1. Seed. On every changed link: the new flows, and the flows whose bottleneck is that link
 //     (they are the ones a departure frees or an arrival squeezes). Then, as a guess at the
 //     next ring of the ripple, the flows bottlenecked on the other links of the seeded flows.
+//     A new flow alone on every link of its path (nothing else transmits there) is fixed as
+//     it is seeded, at the smallest capacity of its path, bottlenecked on the link of the
+//     lowest id among equals — what step 2 would give it, since no other flow shares a link
+//     with it — and its links are left out of the solver's records.
 //  2. Solve. Outside flows keep their rates; region flows share the residual capacities
 //     (capacity minus the outside flows' rates) by progressive filling: a heap of links keyed
 //     on residual/unfixed, ties broken by link id; the link with the smallest fair share fixes
@@ -86,8 +91,11 @@
 //
 // A transmitting flow keeps the bits it had left at the time of its last rate change (rem, at).
 // When a recompute changes its rate, rem −= rate·(now−at) and its "sent" timer — one engine
-// Timer per flow, rescheduled in O(log n) — moves to now + ⌈rem·10¹²/rate⌉ ps: rounded up, so a
-// flow never finishes before its bytes are out. Flows whose rate did not change are not touched.
+// Timer per flow — moves to now + ⌈rem·10¹²/rate⌉ ps: rounded up, so a flow never finishes
+// before its bytes are out. Flows whose rate did not change are not touched. A flow's first
+// timer goes to the scheduler's delay lines (engine.Scheduler.AfterFixedTimer): flows of one
+// size started on idle paths take a few distinct times to send, and a line costs O(1) where
+// the heap costs O(log n). A later change cancels it there and moves the flow to the heap.
 // The timer's handler sets rem to 0, takes the flow off its links and schedules the arrival
 // delay later; after FlowArrived returns the slot goes back to the free list.
 //

@@ -107,6 +107,9 @@ type flowHot struct {
 	off   int32   // the path: arena[off : off+hops]
 	hops  int32
 	state uint8
+	// alone: every link of its path was idle when it started (or moved) and nothing joined
+	// since; addFresh then takes its rate from flowCold. Meaningful until its first recompute.
+	alone bool
 }
 
 // flow is what re-rating and sending a flow read besides flowHot: 48 bytes.
@@ -124,6 +127,10 @@ type flowCold struct {
 	start engine.Time
 	segAt engine.Time // TrackBottlenecks: start of the current bottleneck segment
 	room  int32       // capacity of the arena chunk at hot.off
+	// The rate and bottleneck of a flow alone on its path (flowHot.alone): the smallest
+	// capacity of the path and the link of the lowest id among equals.
+	loneRate float64
+	loneBn   int32
 }
 
 // entry is one flow on a link: the flow and the position of the link in the arena (the flow's
@@ -203,10 +210,21 @@ type Network struct {
 	rBn    []int32
 	rl     []rlink
 	heap   []hent
+	rLone  []bool // fixed by addFresh: alone on its path, its links not in rl
+	// lone counts the flows of the region fixed by addFresh, loneLinks their links.
+	lone, loneLinks int
 
 	active, inflight int
 	stats            Stats
 	rates            []float64 // scratch: the rates of a path's links (Transport.Tail)
+	tailMemo         struct {  // the last Transport.Tail computed (tail)
+		bytes int64
+		rate  float64
+		rates []float64
+		t     engine.Time
+	}
+	wireOf int64 // the size of the last flow sent, whose Transport.Wire is wire
+	wire   float64
 
 	chkLoad, chkMax []float64 // Check scratch
 	chkCnt          []int32
@@ -311,11 +329,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	fh.rate, fh.hops, fh.bn, fh.state = 0, h, -1, stateActive
 	off := fh.off
 	copy(n.arena[off:off+h], path)
-	for k, l := range path {
-		n.apos[off+int32(k)] = int32(len(n.links[l].on))
-		n.links[l].on = append(n.links[l].on, entry{id, off + int32(k)})
-		n.markDirty(l)
-	}
+	n.join(id, off, path)
 	n.active++
 	n.inflight++
 	n.stats.Started++
@@ -327,6 +341,44 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	n.fresh = append(n.fresh, id)
 	n.wake()
 	return FlowID(id)
+}
+
+// join puts flow id, whose path is at arena offset off, on the links of path, and notes whether
+// it is alone on all of them (flowHot.alone), with the rate and bottleneck it then has.
+func (n *Network) join(id, off int32, path []int32) {
+	alone, s, bn := true, math.Inf(1), int32(-1)
+	for k, l := range path {
+		lk := &n.links[l]
+		switch len(lk.on) {
+		case 0:
+			// An idle link: no flow is bottlenecked here, nothing to seed (the new flow is
+			// seeded anyway, as fresh).
+		case 1:
+			// The flow already here is no longer alone.
+			n.hot[lk.on[0].f].alone = false
+			fallthrough
+		default:
+			// Flows bottlenecked here may have to slow down.
+			n.markDirty(l)
+			alone = false
+		}
+		if alone {
+			resid := lk.capa - 0.0 // as solve's capacity less the outside load
+			if !(resid > 0) {
+				resid = 0
+			}
+			if resid < s || (resid == s && l < bn) {
+				s, bn = resid, l
+			}
+		}
+		n.apos[off+int32(k)] = int32(len(lk.on))
+		lk.on = append(lk.on, entry{id, off + int32(k)})
+	}
+	n.hot[id].alone = alone
+	if alone {
+		fc := &n.cold[id]
+		fc.loneRate, fc.loneBn = s, bn
+	}
 }
 
 // checkPath panics unless every link of path is a directed link of the graph and none repeats;
@@ -379,9 +431,12 @@ func (n *Network) sent(id int32) {
 		for _, l := range n.arena[fh.off : fh.off+fh.hops] {
 			n.rates = append(n.rates, n.links[l].capa)
 		}
-		done += n.opt.Transport.Tail(f.bytes, fh.rate, n.rates)
+		done += n.tail(f.bytes, fh.rate)
 	}
-	wire := float64(n.opt.Transport.Wire(f.bytes))
+	if f.bytes != n.wireOf {
+		n.wireOf, n.wire = f.bytes, float64(n.opt.Transport.Wire(f.bytes))
+	}
+	wire := n.wire
 	fh.rate, fh.bn, fh.state = 0, -1, stateSent
 	off := fh.off
 	for k := range fh.hops {
@@ -396,7 +451,10 @@ func (n *Network) sent(id int32) {
 		}
 		n.links[l].on = list[:last]
 		n.links[l].sent += wire
-		n.markDirty(l)
+		if last > 0 {
+			// The flows left may speed up; a link left idle has nobody to seed.
+			n.markDirty(l)
+		}
 	}
 	if fh.hops > 0 {
 		n.wake()
@@ -411,6 +469,23 @@ func (n *Network) sent(id int32) {
 	}
 	f.timer = n.s.At(done, n.h, id, evArrive)
 	n.obs.FlowSent(FlowID(id), now)
+}
+
+// tail is Transport.Tail(bytes, rate, n.rates), kept for the last arguments: the flows of a
+// collective's step have one size, their rate is their first link's and their paths have a few
+// shapes, so most sends ask for the tail just asked for. Tail uses the rate only up to the
+// first link's; the kept one is cut the same way, so that rates above it share the entry.
+func (n *Network) tail(bytes int64, rate float64) engine.Time {
+	if !(rate > 0) || rate > n.rates[0] {
+		rate = n.rates[0]
+	}
+	m := &n.tailMemo
+	if bytes == m.bytes && rate == m.rate && slices.Equal(n.rates, m.rates) {
+		return m.t
+	}
+	m.t = n.opt.Transport.Tail(bytes, rate, n.rates)
+	m.bytes, m.rate, m.rates = bytes, rate, append(m.rates[:0], n.rates...)
+	return m.t
 }
 
 // arrive reports the arrival of flow id at time at and frees its slot.

@@ -84,15 +84,13 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 	}
 	off = fh.off
 	copy(n.arena[off:off+h], path)
-	for k, l := range path {
-		lk := &n.links[l]
-		n.apos[off+int32(k)] = int32(len(lk.on))
-		lk.on = append(lk.on, entry{id, off + int32(k)})
+	for _, l := range path {
 		// The flow's bytes count on the links that carried them: when it is sent, each new
 		// link adds its whole size, of which done went over the old path.
-		lk.sent -= done
+		n.links[l].sent -= done
 		n.markDirty(l)
 	}
+	n.join(id, off, path)
 	fh.hops = h
 	fl.delay = delay
 	n.stats.Rerouted++

@@ -16,8 +16,9 @@ func (n *Network) recompute() {
 	n.region = n.region[:0]
 	n.solved = 0
 	n.rl = n.rl[:0]
+	n.lone, n.loneLinks = 0, 0
 	for _, id := range n.fresh {
-		n.addFlow(id)
+		n.addFresh(id)
 	}
 	n.fresh = n.fresh[:0]
 	for _, l := range n.dirty {
@@ -47,7 +48,7 @@ func (n *Network) recompute() {
 	}
 	n.apply()
 	n.stats.RegionFlows += uint64(len(n.region))
-	n.stats.RegionLinks += uint64(len(n.rl))
+	n.stats.RegionLinks += uint64(len(n.rl) + n.loneLinks)
 	n.stats.MaxRegion = max(n.stats.MaxRegion, len(n.region))
 	if checkInvariants {
 		if err := n.Check(); err != nil {
@@ -94,6 +95,36 @@ func (n *Network) addSeed(l int32) {
 	}
 }
 
+// addFresh adds flow id, new or moved at this instant, to the region. A flow alone on every link
+// of its path (nothing else transmits there) shares them with nobody: its rate is the smallest
+// capacity of its path, the link of the lowest id among equals its bottleneck, as the
+// water-filling would fix it (see solve: it would be a region flow alone on all its links,
+// with no outside flow to leave less than the capacity), and no other flow can move because of
+// it. It is fixed here and keeps its place in the region, which apply follows; its links stay
+// out of the solver's records. In a synchronised collective step most new flows are such.
+func (n *Network) addFresh(id int32) {
+	f := &n.hot[id]
+	if f.mark == n.epoch {
+		return
+	}
+	if !f.alone {
+		n.addFlow(id)
+		return
+	}
+	// Alone since it started (join), so alone now: a flow that joins one of its links clears
+	// the mark, and no other flow leaves them.
+	fc := &n.cold[id]
+	s, bn := fc.loneRate, fc.loneBn
+	f.mark = n.epoch
+	f.ridx = int32(len(n.region))
+	n.region = append(n.region, id)
+	n.rNew = append(n.rNew[:f.ridx], s)
+	n.rBn = append(n.rBn[:f.ridx], bn)
+	n.rLone = append(n.rLone[:f.ridx], true)
+	n.lone++
+	n.loneLinks += int(f.hops)
+}
+
 // addFlow adds flow id and the links of its path to the region.
 func (n *Network) addFlow(id int32) {
 	f := &n.hot[id]
@@ -105,6 +136,7 @@ func (n *Network) addFlow(id int32) {
 	n.region = append(n.region, id)
 	n.rNew = append(n.rNew[:f.ridx], 0)
 	n.rBn = append(n.rBn[:f.ridx], -1)
+	n.rLone = append(n.rLone[:f.ridx], false)
 	for _, l := range n.arena[f.off : f.off+f.hops] {
 		lk := &n.links[l]
 		if lk.mark != n.epoch {
@@ -128,6 +160,9 @@ func (n *Network) markParts() {
 		n.rl[i].parent, n.rl[i].dirty = int32(i), false
 	}
 	for k, id := range n.region {
+		if n.rLone[k] {
+			continue // no link of its path is in rl
+		}
 		f := &n.hot[id]
 		root := int32(-1)
 		for _, l := range n.arena[f.off : f.off+f.hops] {
@@ -184,14 +219,14 @@ func (n *Network) solve() {
 		for i := range n.rl {
 			n.rl[i].solve = true
 		}
-		unfixed = len(n.region)
+		unfixed = len(n.region) - n.lone
 	} else {
 		n.markParts()
 		for i := range n.rl {
 			n.rl[i].solve = n.rl[n.find(int32(i))].dirty
 		}
 		for k, id := range n.region {
-			if n.rl[n.links[n.arena[n.hot[id].off]].idx].solve {
+			if !n.rLone[k] && n.rl[n.links[n.arena[n.hot[id].off]].idx].solve {
 				n.rNew[k], n.rBn[k] = 0, -1
 				unfixed++
 			}
@@ -414,7 +449,18 @@ func (n *Network) apply() {
 			f.timer = engine.Timer{}
 			continue
 		}
-		if !n.s.Reschedule(f.timer, now+d) {
+		switch {
+		case f.timer == engine.Timer{}:
+			// The flow's first rate: flows of one size started together on idle paths
+			// take the same time to send, a few distinct delays that the scheduler's
+			// delay lines handle without its heap.
+			f.timer = n.s.AfterFixedTimer(d, n.h, id, evSent)
+		case n.s.Reschedule(f.timer, now+d):
+		default:
+			// On a delay line, which cannot move it: a new event, ordered as the
+			// moved one would be. The rates that change after the first take any
+			// value and go to the heap.
+			n.s.Cancel(f.timer)
 			f.timer = n.s.At(now+d, n.h, id, evSent)
 		}
 	}

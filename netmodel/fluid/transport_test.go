@@ -2,6 +2,7 @@ package fluid
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"simd/engine"
@@ -146,6 +147,37 @@ func TestNetworkTransport(t *testing.T) {
 	for i := range int64(4) {
 		if at := rec.sentAt[i]; at < want-2 || at > want+2 {
 			t.Errorf("flow %d sent at %v, want %v", i, at, want)
+		}
+	}
+}
+
+// The network keeps the last tail it computed (Network.tail): flows of alternating sizes over
+// paths of alternating rates, each alone, still arrive their own Transport.Tail after they are
+// sent.
+func TestNetworkTailKept(t *testing.T) {
+	g := lineGraph(t, G400, G100, G400, G400)
+	tr := SimAITransport(9000, 0)
+	s := engine.NewScheduler()
+	rec := newRecorder()
+	n := NewWithOptions(s, g, rec, Options{Transport: tr})
+	rec.n = n
+	paths := [][]int32{{0, 2}, {2, 4}, {4, 6}, {0, 2, 4, 6}, {4, 6}, {0, 2}}
+	sizes := []int64{1, 9000, 9001, 1 << 20, 1 << 20, 9000}
+	const delay = engine.Microsecond
+	tag := int64(0)
+	for _, p := range paths {
+		for _, b := range sizes {
+			n.Start(p, b, delay, tag)
+			s.Run()
+			rates := make([]float64, len(p))
+			for i, l := range p {
+				rates[i] = g.Rate(l)
+			}
+			want := rec.sentAt[tag] + tr.Tail(b, slices.Min(rates), rates) + delay
+			if got := rec.arrived[tag]; got != want {
+				t.Errorf("path %v, %d bytes: arrived at %v, want %v", p, b, got, want)
+			}
+			tag++
 		}
 	}
 }
