@@ -205,10 +205,11 @@ type marker struct {
 }
 
 // feeder is the part of an egress link's arrivals that comes in through one ingress port of
-// its switch.
+// its switch, and with reshaping the part of its flows' departure weights (reshape.go).
 type feeder struct {
 	port int32
 	arr  float64
+	w    float64
 }
 
 // link is the state of one directed link: its queue, its flows, its PFC state. The fields are
@@ -256,7 +257,7 @@ type link struct {
 
 	wsol     windowSolution // its last window target (window.go)
 	aggSlope float64        // the backlog slope this link contributes to its switch's total line
-	feeds    []feeder       // for an egress link of a PFC switch: its arrivals by ingress port
+	feeds    []feeder       // for an egress link of a PFC switch: its arrivals (and weights) by ingress port
 	blIdx    int32          // its position in its switch's backlogged list while backlog
 	down     int32          // with Reshape: how many of its flows go on to another hop
 }
@@ -737,12 +738,17 @@ func (n *Network) ackRoom(id int32, inj float64) {
 
 // feed changes by d the arrivals that egress link l of a PFC switch receives from the
 // switch's ingress port port.
-func (n *Network) feed(l, port int32, d float64) {
+func (n *Network) feed(l, port int32, d float64) { n.feedBy(l, port, d, 0) }
+
+// feedBy changes by da the arrivals and by dw the departure weights (reshape.go) of the flows
+// that egress link l of a PFC switch receives from the switch's ingress port port.
+func (n *Network) feedBy(l, port int32, da, dw float64) {
 	lk := &n.links[l]
 	for i := range lk.feeds {
 		if fd := &lk.feeds[i]; fd.port == port {
-			fd.arr += d
-			if fd.arr < 1e-9*lk.capa {
+			fd.arr += da
+			fd.w += dw
+			if fd.arr < 1e-9*lk.capa && fd.w < 1e-9*lk.capa {
 				last := len(lk.feeds) - 1
 				lk.feeds[i] = lk.feeds[last]
 				lk.feeds = lk.feeds[:last]
@@ -750,8 +756,8 @@ func (n *Network) feed(l, port int32, d float64) {
 			return
 		}
 	}
-	if d > 0 {
-		lk.feeds = append(lk.feeds, feeder{port, d})
+	if da > 0 || dw > 0 {
+		lk.feeds = append(lk.feeds, feeder{port, da, dw})
 	}
 }
 

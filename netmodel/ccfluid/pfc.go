@@ -160,11 +160,18 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		n.advanceLink(l, now)
 		total += lk.qs.q
 		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
-		if (lk.qs.q <= 0 && slope <= 0) || lk.arr <= 0 {
+		// What came in through each port: with reshaping, in the proportions of the weights of
+		// the flows the queue sends, which are what it holds of them as long as their bytes
+		// leave it (reshape.go), even when nothing arrives; otherwise in those of its arrivals.
+		byWeight := n.reshape() && n.weighted(l) && n.weights[l].wsum > 0
+		if (lk.qs.q <= 0 && slope <= 0) || lk.arr <= 0 && !byWeight {
 			continue
 		}
 		for _, fd := range lk.feeds {
 			share := fd.arr / lk.arr
+			if byWeight {
+				share = fd.w / n.weights[l].wsum
+			}
 			ps := &sw.ports[fd.port]
 			ps.u += float64(lk.qs.q * share)
 			ps.du += float64(slope * share)

@@ -113,8 +113,22 @@ func (n *Network) propagate(id, k int32, a float64, now engine.Time) {
 			// The queue has just emptied and what arrives fits: departures are arrivals again.
 			n.sharesDirty(l)
 		}
-		n.weights[l].wsum += a - e.w
-		e.w = a
+		n.setWeight(l, id, k, e, a)
+	}
+}
+
+// setWeight sets to w the departure weight e of flow id's hop k, link l, a link that keeps its
+// weights: with the link's sum, and for the egress port of a PFC switch the weights by ingress
+// port, by which the switch counts what its ports hold (pfc.go).
+func (n *Network) setWeight(l, id, k int32, e *hopRates, w float64) {
+	d := w - e.w
+	if d == 0 {
+		return
+	}
+	n.weights[l].wsum += d
+	e.w = w
+	if k > 0 && n.links[l].outSw >= 0 {
+		n.feedBy(l, n.links[n.arena[n.flows[id].off+k-1]].inPort, 0, d)
 	}
 }
 
@@ -129,8 +143,7 @@ func (n *Network) reweigh(l, pos, id, k int32, a float64) {
 		n.sharesDirty(l)
 	}
 	if lk.qs.q <= emptyEps && !lw.pending() {
-		lw.wsum += a - e.w
-		e.w = a
+		n.setWeight(l, id, k, e, a)
 		n.sharesDirty(l)
 		return
 	}
@@ -159,9 +172,7 @@ func (n *Network) weightsOut(l int32) {
 		if f.state == stateFree || f.rgen != m.rgen {
 			continue // the flow has left the link since
 		}
-		e := &lw.rt[n.apos[f.off+m.hop]]
-		lw.wsum += m.w - e.w
-		e.w = m.w
+		n.setWeight(l, m.f, m.hop, &lw.rt[n.apos[f.off+m.hop]], m.w)
 		moved = true
 	}
 	if moved && lk.down > 0 {
@@ -200,11 +211,7 @@ func (n *Network) settleLink(l int32, now engine.Time) {
 	if !shaping {
 		// Empty and passing on: the weights are the arrivals.
 		lw.wm, lw.whead = lw.wm[:0], 0
-		lw.wsum = 0
-		for i := range lw.rt {
-			lw.rt[i].w = lw.rt[i].arr
-			lw.wsum += lw.rt[i].arr
-		}
+		n.weightsAreArrivals(l)
 	}
 	lk.shaped = shaping
 	if lk.down == 0 {
@@ -230,6 +237,21 @@ func (n *Network) settleLink(l int32, now engine.Time) {
 	}
 }
 
+// weightsAreArrivals makes every weight at link l its flow's arrival, with their sum and, for
+// the egress port of a PFC switch, their parts by ingress port.
+func (n *Network) weightsAreArrivals(l int32) {
+	lw := &n.weights[l]
+	lw.wsum = 0
+	for i := range lw.rt {
+		lw.rt[i].w = lw.rt[i].arr
+		lw.wsum += lw.rt[i].arr
+	}
+	for i := range n.links[l].feeds {
+		fd := &n.links[l].feeds[i]
+		fd.w = fd.arr
+	}
+}
+
 // hopArrival is flow id's arrival rate at its hop k.
 func (n *Network) hopArrival(id, k int32) float64 {
 	p := n.flows[id].off + k
@@ -243,12 +265,9 @@ func (n *Network) joinHops(id int32) {
 	for k := range f.hops - 1 {
 		l := n.arena[f.off+k]
 		if !n.weighted(l) {
-			// Its weights were its arrivals, and not summed while no flow went on from it.
-			lw := &n.weights[l]
-			lw.wsum = 0
-			for _, r := range lw.rt {
-				lw.wsum += r.w
-			}
+			// Its weights were its arrivals, and neither summed nor fed while no flow went on
+			// from it.
+			n.weightsAreArrivals(l)
 		}
 		n.links[l].down++
 	}
@@ -286,7 +305,9 @@ func (n *Network) dropHop(id, k int32, now engine.Time) {
 		}
 	}
 	if e.w != 0 {
-		n.weights[l].wsum -= e.w
+		if n.weighted(l) {
+			n.setWeight(l, id, k, &n.weights[l].rt[n.apos[p]], 0)
+		}
 		if lk := &n.links[l]; lk.down > 0 && lk.shaped {
 			n.sharesDirty(l) // the others' shares of what the link sends grow
 		}

@@ -201,3 +201,49 @@ func TestReshapingConservesBytes(t *testing.T) {
 		}
 	}
 }
+
+// A switch counts what each of its ports holds by the bytes of its queues that came in through
+// it, and a queue keeps those bytes after the port they came through is paused: the pause holds
+// until the queue has sent enough of them. Five hosts send 4 MB each into host 3 without windows
+// or ECN marks, three of them through the switches' link, on switches of 1 MB buffers, and
+// switch 7 pauses the switches' link as its queue to host 3 fills. With reshaping the paused link
+// passes nothing on; when the bytes it had brought counted by what arrives, they were no port's
+// the moment the pause took effect, and switch 7 resumed the link at once: every one of its 159
+// pauses lasted the link's delay, 1 µs. Counted by the weights of what the queue sends, the
+// median pause lasts until those bytes have left, over 3 µs.
+func TestReshapedPauseHoldsItsQueue(t *testing.T) {
+	cfg := plainConfig(true)
+	cfg.PFC, cfg.BufferBytes = true, 1*MB
+	cfg.MarkDepartures = true
+	cfg.ECN = func(float64) (cc.ECNMarker, bool) { // ports that mark what they send, never here
+		return cc.ECNMarker{KMin: 1 << 40, KMax: 1 << 41}, true
+	}
+	s, n, rec, pl := setup(t, twoSwitches(t, engine.Microsecond), cfg)
+	for i, h := range []int{0, 1, 2, 4, 5} {
+		p, a := route2(h, 3)
+		n.Start(p, a, 4e6, int64(i))
+	}
+	s.Run()
+	if len(rec.arrived) != 5 {
+		t.Fatalf("%d of 5 flows arrived", len(rec.arrived))
+	}
+	var since engine.Time
+	var d []engine.Time
+	for _, f := range pl.frames {
+		if f.node != 6 { // switch 6, paused on its link to switch 7
+			continue
+		}
+		if f.pause {
+			since = f.at
+		} else {
+			d = append(d, f.at-since)
+		}
+	}
+	if len(d) == 0 {
+		t.Fatal("switch 7 never paused the switches' link")
+	}
+	slices.Sort(d)
+	if m := d[len(d)/2]; m <= 2*engine.Microsecond {
+		t.Errorf("the switches' link was paused %d times, for %v at the median, want more than two link delays", len(d), m)
+	}
+}
