@@ -72,16 +72,12 @@ func goldenScenarios() []goldenScenario {
 			// without SimAI's window to hold the queue (HAS_WIN 0) and with 27 MB switch buffers,
 			// pauses. (With the window it would hold eight windows less a round trip there, and
 			// mark without pausing.)
-			var b strings.Builder
-			b.WriteString("8\n")
-			for i := range 8 {
-				fmt.Fprintf(&b, "%d 0 3 100 4000000 0.000001\n", 8+i)
-			}
-			writeFile(t, dir, "flow.txt", b.String())
-			conf := regexp.MustCompile(`(?m)^HAS_WIN .*$`).ReplaceAllString(string(configs.ShippedSimAIConfText()), "HAS_WIN 0")
-			conf = regexp.MustCompile(`(?m)^BUFFER_SIZE .*$`).ReplaceAllString(conf, "BUFFER_SIZE 27")
-			nowin := writeFile(t, dir, "SimAI-nowin.conf", conf)
-			return [][]string{{"-flows", "flow.txt", "-n", topo(t, dir, "DCN+SingleToR_16g_8gps_400Gbps_H100"), "-c", filepath.Base(nowin), "-o", "out"}}
+			return incastNoWindow(t, dir, topo(t, dir, "DCN+SingleToR_16g_8gps_400Gbps_H100"))
+		}},
+		{name: "flows-incast-dcqcn-injection", setup: func(t *testing.T, dir string) [][]string {
+			// The same incast in the classic fluid model: every link of a path receives the
+			// senders' injection at once (-forwarding injection).
+			return incastNoWindow(t, dir, topo(t, dir, "DCN+SingleToR_16g_8gps_400Gbps_H100"), "-forwarding", "injection")
 		}},
 		{name: "compare-micro", setup: func(t *testing.T, dir string) [][]string {
 			return [][]string{{"-mode", "compare", "-w", "example:microAllReduce.txt", "-c", filepath.Base(cc0(t, dir)), "-o", "out"}}
@@ -206,4 +202,21 @@ func firstDifference(got, want string) string {
 		}
 	}
 	return "same lines, different bytes"
+}
+
+// incastNoWindow is the command line of eight senders on the second server of DCN+ 16 (single
+// ToR, the topology file tp in dir) into GPU 0, 4 MB each, with SimAI's SimAI.conf without its
+// window and with 27 MB switch buffers, and the extra flags.
+func incastNoWindow(t *testing.T, dir, tp string, extra ...string) [][]string {
+	var b strings.Builder
+	b.WriteString("8\n")
+	for i := range 8 {
+		fmt.Fprintf(&b, "%d 0 3 100 4000000 0.000001\n", 8+i)
+	}
+	writeFile(t, dir, "flow.txt", b.String())
+	conf := regexp.MustCompile(`(?m)^HAS_WIN .*$`).ReplaceAllString(string(configs.ShippedSimAIConfText()), "HAS_WIN 0")
+	conf = regexp.MustCompile(`(?m)^BUFFER_SIZE .*$`).ReplaceAllString(conf, "BUFFER_SIZE 27")
+	nowin := writeFile(t, dir, "SimAI-nowin.conf", conf)
+	args := []string{"-flows", "flow.txt", "-n", tp, "-c", filepath.Base(nowin), "-o", "out"}
+	return [][]string{append(args, extra...)}
 }
