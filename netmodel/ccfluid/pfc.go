@@ -163,6 +163,9 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		// What came in through each port: with reshaping, in the proportions of the weights of
 		// the flows the queue sends, which are what it holds of them as long as their bytes
 		// leave it (reshape.go), even when nothing arrives; otherwise in those of its arrivals.
+		if n.reshape() && n.weighted(l) {
+			n.weightsOut(l) // a port no flow goes on from applies its changes when asked
+		}
 		byWeight := n.reshape() && n.weighted(l) && n.weights[l].wsum > 0
 		if (lk.qs.q <= 0 && slope <= 0) || lk.arr <= 0 && !byWeight {
 			continue

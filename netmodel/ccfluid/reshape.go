@@ -147,6 +147,11 @@ func (n *Network) reweigh(l, pos, id, k int32, a float64) {
 		n.sharesDirty(l)
 		return
 	}
+	if lk.down == 0 && lw.pending() {
+		// A link no flow goes on from applies its changes only when it marks: the ones its
+		// service has passed go now, so that it keeps no more than a queue's delay of them.
+		n.weightsOut(l)
+	}
 	if !lw.pending() {
 		lw.wm, lw.whead = lw.wm[:0], 0
 	}
