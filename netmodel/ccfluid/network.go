@@ -680,11 +680,7 @@ func (n *Network) applyFlow(id int32, now engine.Time) {
 			nw = inj
 		}
 		if old != nw {
-			l := n.arena[f.off+k]
-			n.setArrival(l, nw-old, now)
-			if k > 0 && n.links[l].outSw >= 0 {
-				n.feed(l, n.links[n.arena[f.off+k-1]].inPort, nw-old)
-			}
+			n.arrivalBy(f.off+k, k, nw-old, now)
 		}
 	}
 	if n.departures && inj != f.cinj {
@@ -708,9 +704,6 @@ func (n *Network) applyInjection(id int32, now engine.Time) {
 	if f.hops > 0 {
 		n.propagate(id, 0, inj, now)
 	}
-	if n.departures {
-		n.recordInjection(id, f.cinj, now)
-	}
 	f.cinj = inj
 	n.ackRoom(id, inj)
 }
@@ -733,6 +726,16 @@ func (n *Network) ackRoom(id int32, inj float64) {
 				n.nicDirty(n.arena[f.off+f.hops])
 			}
 		}
+	}
+}
+
+// arrivalBy changes by d the arrivals of the link at arena position p, hop k of its flow, with
+// the part its switch receives through the previous hop's port.
+func (n *Network) arrivalBy(p, k int32, d float64, now engine.Time) {
+	l := n.arena[p]
+	n.setArrival(l, d, now)
+	if k > 0 && n.links[l].outSw >= 0 {
+		n.feed(l, n.links[n.arena[p-1]].inPort, d)
 	}
 }
 
@@ -966,7 +969,8 @@ func (n *Network) armMarker(l int32) {
 		target = lk.mk[lk.mhead].target
 	}
 	if lk.down > 0 && n.weights[l].pending() {
-		// A link no flow goes on from applies its weights when it marks (markedFlow).
+		// A link no flow goes on from applies its weights when they are asked for (reweigh,
+		// markedFlow, checkSwitch), without events.
 		lw := &n.weights[l]
 		target = min(target, lw.wm[lw.whead].target)
 	}

@@ -19,12 +19,12 @@ import "simd/engine"
 // flows wait behind it, and their windows hold them back (17.5 µs instead of 15.2).
 //
 // The model. Each flow has an arrival rate at every hop of its path (hopRates.arr, beside its
-// entry on the hop's link's list); at its first link it is its injection. A link whose queue is empty and whose arrivals fit its rate passes them
-// on: a flow's arrival at the next hop is its arrival here. A link with a backlog (or whose
-// arrivals exceed its rate, or that is paused) sends at its rate c, shared among its flows in
-// proportion to what each brought in when the bytes now leaving arrived — the queue is FIFO —
-// so flow i leaves at c·w_i/Σw, w_i being its arrival rate then (hopRates.w). When a flow's arrival at
-// a backlogged link changes, the change is queued behind the backlog as a weight marker, like a
+// entry on the hop's link's list); at its first link it is its injection. A link whose queue
+// is empty and whose arrivals fit its rate passes them on: a flow's arrival at the next hop is
+// its arrival here. A link with a backlog (or whose arrivals exceed its rate, or that is
+// paused) sends at its rate c, shared among its flows in proportion to what each brought in
+// when the bytes now leaving arrived — the queue is FIFO — so flow i leaves at c·w_i/Σw, w_i
+// being its arrival rate then (hopRates.w). When a flow's arrival at a backlogged link changes, the change is queued behind the backlog as a weight marker, like a
 // flow's last byte (network.go's markers), and reaches w_i when the link has sent what was
 // queued before it; when the queue empties, the weights are the arrivals again. A flow whose
 // sender is done keeps leaving a queue at its share until its last byte has (its weight marker
@@ -35,9 +35,11 @@ import "simd/engine"
 // Downstream arrivals change within the instant: a change at one hop runs on through the links
 // that pass it on (propagate) and stops at the first with a backlog; a link whose departure
 // shares moved (a weight marker, an emptied queue, a pause) is put on a list, and its flows'
-// next hops are brought in line before the instant's links are re-armed (settleShares). Only
-// links that some flow leaves towards another hop need the weights: a link that is the last hop
-// of all its flows (a receiver's port, where incasts queue) keeps none.
+// next hops are brought in line before the instant's links are re-armed (settleShares). The
+// weights are kept by links that some flow leaves towards another hop, and by ports that mark
+// what they send (the marked packet is drawn by them) or whose switch counts by them what its
+// ports hold (PFC); a port that is the last hop of all its flows applies its queued changes
+// when it marks, when its switch counts, or as it queues the next, without events of its own.
 
 // wmarker is a change of a flow's arrival at a link with a backlog, queued there: when the link
 // has sent target bytes, the flow's departure weight becomes w.
@@ -95,10 +97,7 @@ func (n *Network) propagate(id, k int32, a float64, now engine.Time) {
 			return
 		}
 		e.arr = a
-		n.setArrival(l, a-old, now)
-		if k > 0 && n.links[l].outSw >= 0 {
-			n.feed(l, n.links[n.arena[p-1]].inPort, a-old)
-		}
+		n.arrivalBy(p, k, a-old, now)
 		if !n.weighted(l) {
 			// No flow leaves this link for another hop and it marks no packets: its
 			// departure shares matter to none.
@@ -304,10 +303,7 @@ func (n *Network) dropHop(id, k int32, now engine.Time) {
 	l := n.arena[p]
 	e := n.weights[l].rt[n.apos[p]]
 	if e.arr != 0 {
-		n.setArrival(l, -e.arr, now)
-		if k > 0 && n.links[l].outSw >= 0 {
-			n.feed(l, n.links[n.arena[p-1]].inPort, -e.arr)
-		}
+		n.arrivalBy(p, k, -e.arr, now)
 	}
 	if e.w != 0 {
 		if n.weighted(l) {
