@@ -363,12 +363,9 @@ func (n *Network) join(id, off int32, path []int32) {
 			alone = false
 		}
 		if alone {
-			resid := lk.capa - 0.0 // as solve's capacity less the outside load
-			if !(resid > 0) {
-				resid = 0
-			}
-			if resid < s || (resid == s && l < bn) {
-				s, bn = resid, l
+			// As solve would: the link's capacity less an outside load of 0.
+			if c := max(lk.capa, 0); c < s || (c == s && l < bn) {
+				s, bn = c, l
 			}
 		}
 		n.apos[off+int32(k)] = int32(len(lk.on))
