@@ -171,7 +171,9 @@ type flow struct {
 	bnWait engine.Time // the wait of the last byte at bn
 	// delay is the sum of the path's link delays; sf the time the switches of the path take
 	// to store the last packet before sending it on (Transport.Tail, set when the flow is
-	// sent); ackDelay the ACK's propagation and serialisation on its route back.
+	// sent; before, the time its injection reached its last packet, when that was at a rate
+	// that has changed since, else 0); ackDelay the ACK's propagation and serialisation on
+	// its route back.
 	delay, sf, ackDelay engine.Time
 	tag                 int64
 	bytes               int64 // payload
@@ -770,8 +772,13 @@ func (n *Network) setInjection(id int32, inj float64, now engine.Time) {
 	if inj == f.inj && f.sendT != (engine.Timer{}) {
 		return
 	}
+	was := f.rem
 	f.rem -= float64(float64(f.inj*secs(now-f.at)) / 8)
 	f.rem = max(f.rem, 0)
+	if last := float64(n.cfg.Transport.Last(f.bytes)); f.sf == 0 && n.cfg.Transport.Payload > 0 && was > last && f.rem <= last {
+		// The flow's last packet began at the rate that ends now (see sf).
+		f.sf = max(f.at+ceilPs((was-last)*8/f.inj), 1)
+	}
 	f.at, f.inj = now, inj
 	d := engine.Never
 	if f.rem <= 0 {
@@ -1084,13 +1091,20 @@ func (n *Network) armCC(id int32) {
 // sharing, and its last byte starts through the queues.
 func (n *Network) sent(id int32, now engine.Time) {
 	f := &n.flows[id]
+	// The rate the last packet left at: the current one, or, when that changed while the
+	// packet was leaving (a queue pair joining the port as it ends), its mean over the packet —
+	// a NIC sends a packet whole at its line rate, and the fluid's rates are means over packets.
+	rate := f.inj
+	if f.sf > 0 && now > f.sf {
+		rate = float64(n.cfg.Transport.Last(f.bytes)*8) / secs(now-f.sf)
+	}
 	f.sf = 0
 	if n.cfg.Transport.Payload > 0 && f.hops > 1 {
 		n.rates = n.rates[:0]
 		for _, l := range n.arena[f.off : f.off+f.hops] {
 			n.rates = append(n.rates, n.kin[l].capa)
 		}
-		f.sf = n.cfg.Transport.Tail(f.bytes, f.inj, n.rates)
+		f.sf = n.cfg.Transport.Tail(f.bytes, rate, n.rates)
 	}
 	f.sf -= n.turnOffset(id, now)
 	f.rem, f.at = 0, now

@@ -268,3 +268,44 @@ func TestWindowLevelFallsBelowTheQueue(t *testing.T) {
 		t.Errorf("queue to host 2 is %.0f bytes 100 µs later, want %.0f (B's window holding what A's third leaves)", got, want)
 	}
 }
+
+// A NIC sends a packet whole at its line rate, and a fluid rate is a mean over packets: when a
+// queue pair joins the port while a flow's last packet is leaving, the switches get that packet
+// at the mean rate it left at, not at the port's new share. A flow of 4 packets (32 KiB) alone
+// on a 400 Gb/s port, joined by a long one when 1,000 of its bytes are left: those leave at
+// C/2, so its last packet (5,820 bytes) takes (5,820 − 1,000)·8/C + 1,000·8/(C/2) to leave, and
+// its switch forwards it at that mean rate (Transport.Tail). A competing flow never makes a
+// flow finish sooner than it would alone.
+func TestLastPacketLeavesAtItsMeanRate(t *testing.T) {
+	g := star(t, 3, G400, engine.Microsecond)
+	tr := fluid.SimAITransport(9000, 0)
+	const size = 32 << 10
+	wire, last := float64(tr.Wire(size)), float64(tr.Last(size))
+	join := engine.Time(math.Round((wire - 1000) * 8 / G400 * 1e12))
+	var alone engine.Time
+	for _, joined := range []bool{false, true} {
+		cfg := repoConfig()
+		cfg.Transport = tr
+		cfg.ECN = nil
+		s, n, rec, _ := setup(t, g, cfg)
+		n.Start([]int32{0, 3}, []int32{2, 1}, size, 1)
+		if joined {
+			s.AtFunc(join, func() { n.Start([]int32{0, 5}, []int32{4, 1}, 1<<30, 2) })
+		}
+		s.RunUntil(20 * engine.Microsecond)
+		got := rec.arrived[1]
+		sent := join.Seconds() + 1000*8/(G400/2)
+		rate := last * 8 / (sent - (wire-last)*8/G400)
+		if !joined {
+			sent, rate = wire*8/G400, G400
+			alone = got
+		}
+		want := sent + float64(tr.Tail(size, rate, []float64{G400, G400}))/1e12 + 4e-6 + 2*60*8/G400
+		if math.Abs(got.Seconds()-want) > 2e-12 {
+			t.Errorf("joined=%v: done at %.6f µs, want %.6f µs", joined, got.Seconds()*1e6, want*1e6)
+		}
+		if joined && got < alone {
+			t.Errorf("joined by a second flow, done at %v, sooner than alone (%v)", got, alone)
+		}
+	}
+}
