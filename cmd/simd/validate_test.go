@@ -72,6 +72,8 @@ func TestStructuralValidation(t *testing.T) {
 			`simd: -pacing "burst": expected packet or rate`},
 		{"unknown forwarding rule", []string{"-w", "micro.txt", "-n", "good_topo", "-forwarding", "enqueue"},
 			`simd: -forwarding "enqueue": expected dequeue or injection`},
+		{"unknown ACK wait rule", []string{"-w", "micro.txt", "-n", "good_topo", "-ack-wait", "random"},
+			`simd: -ack-wait "random": expected aligned or mean`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

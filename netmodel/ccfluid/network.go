@@ -89,6 +89,11 @@ type Config struct {
 	// bytes arrived in (reshape.go); false lets every link of a path receive the flow's
 	// injection at once.
 	Reshape bool
+	// AlignedAcks makes an ACK that has already waited behind a data packet on its route wait
+	// a whole data packet, less its own transmission, at every later link of the route that
+	// sends, as in ns-3, whose packets keep the phases their synchronised senders gave them
+	// (window.go); false charges every such link half a packet, the mean over random phases.
+	AlignedAcks bool
 }
 
 // Stats are the network's counters.

@@ -502,6 +502,7 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 	cfg.PaceAtOldRate, cfg.MarkDepartures = !opt.PaceAtOnce, !opt.MarkOnEnqueue
 	cfg.FirstWindowBurst = !opt.WindowCapFromStart
 	cfg.Reshape = !opt.ArrivalsAtInjection
+	cfg.AlignedAcks = !opt.AckWaitsAtRandom
 	tr := netmodel.TransportFor(conf, opt.AtArrival)
 	var sim *netmodel.Simulator
 	if !on {

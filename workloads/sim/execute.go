@@ -111,6 +111,7 @@ type EventRequest struct {
 	ECNMarking      string            // dequeue or enqueue (-ecn-marking; ParseECNMarking)
 	FirstWindow     string            // burst or cap (-first-window; ParseFirstWindow)
 	Forwarding      string            // dequeue or injection (-forwarding; ParseForwarding)
+	AckWait         string            // aligned or mean (-ack-wait; ParseAckWait)
 	QPsPerConn      int               // -qps-per-conn; 0: NCCL_IB_QPS_PER_CONNECTION, else 1
 	Seed            uint64            // -seed
 	MaxEvents       uint64            // -max-events; 0: no limit
@@ -290,6 +291,9 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 	if opt.ArrivalsAtInjection, err = ParseForwarding(e.Forwarding); err != nil {
 		return opt, err
 	}
+	if opt.AckWaitsAtRandom, err = ParseAckWait(e.AckWait); err != nil {
+		return opt, err
+	}
 	lookup := e.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -338,6 +342,14 @@ func ParseFirstWindow(w string) (capFromStart bool, err error) {
 // of a path receives the flow's injection at once); it returns EventOptions.ArrivalsAtInjection.
 func ParseForwarding(f string) (atInjection bool, err error) {
 	return parseChoice("-forwarding", f, "dequeue", "injection")
+}
+
+// ParseAckWait reads -ack-wait: SimAI's "aligned" (the default, also "": an ACK that has waited
+// behind a data packet waits a whole packet at every later link of its route that sends, as
+// ns-3's synchronised packets make it) or "mean" (half a packet at every such link, the mean
+// over random phases); it returns EventOptions.AckWaitsAtRandom.
+func ParseAckWait(w string) (atRandom bool, err error) {
+	return parseChoice("-ack-wait", w, "aligned", "mean")
 }
 
 // parseChoice reads a flag of two values: SimAI's, def (also ""), gives false, the other, alt,
@@ -412,13 +424,15 @@ type MoERequest struct {
 	FirstWindow string
 	// Forwarding is dequeue or injection (-forwarding; ParseForwarding).
 	Forwarding string
-	Chunks     int    // pieces each DeepEP transfer is streamed in (-chunks)
-	Threads    int    // -threads (UseSecondCore)
-	Seed       uint64 // -seed
-	MaxEvents  uint64 // -max-events; 0: no limit
-	MaxWall    time.Duration
-	Out        string // folder of fct.txt (-o); "": none
-	Timeline   string // the Chrome trace to write (-trace); "": none
+	// AckWait is aligned or mean (-ack-wait; ParseAckWait).
+	AckWait   string
+	Chunks    int    // pieces each DeepEP transfer is streamed in (-chunks)
+	Threads   int    // -threads (UseSecondCore)
+	Seed      uint64 // -seed
+	MaxEvents uint64 // -max-events; 0: no limit
+	MaxWall   time.Duration
+	Out       string // folder of fct.txt (-o); "": none
+	Timeline  string // the Chrome trace to write (-trace); "": none
 }
 
 // ExecuteMoE runs r (RunMoE on MoETopology's fabric) with its files attached and commits them;
@@ -453,6 +467,10 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	ackAtRandom, err := ParseAckWait(r.AckWait)
+	if err != nil {
+		return nil, err
+	}
 	var att Attachments
 	var fs *Files
 	if r.Out != "" {
@@ -468,7 +486,7 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	ctx, cancel := WallLimit(ctx, r.MaxWall)
 	defer cancel()
 	res, err := RunMoE(ctx, MoEInputs{Config: r.Config, Iterations: r.Iterations, Kind: r.Kind, Topology: t, TopologyName: r.Topology, Conf: conf, ConfPath: r.Conf, Chunks: r.Chunks},
-		EventOptions{Seed: r.Seed, AtArrival: atArrival, PaceAtOnce: paceAtOnce, MarkOnEnqueue: markOnEnqueue, WindowCapFromStart: capFromStart, ArrivalsAtInjection: atInjection, MaxEvents: r.MaxEvents}, att)
+		EventOptions{Seed: r.Seed, AtArrival: atArrival, PaceAtOnce: paceAtOnce, MarkOnEnqueue: markOnEnqueue, WindowCapFromStart: capFromStart, ArrivalsAtInjection: atInjection, AckWaitsAtRandom: ackAtRandom, MaxEvents: r.MaxEvents}, att)
 	if err != nil {
 		return nil, err
 	}

@@ -87,6 +87,10 @@ type EventOptions struct {
 	// (the classic fluid model) instead of what leaves the queues before it, in the proportions
 	// the queued bytes arrived in (SimAI's switches forward what they dequeue; ParseForwarding).
 	ArrivalsAtInjection bool
+	// AckWaitsAtRandom charges an ACK half a data packet at every link of its route that sends
+	// data, the mean over random packet phases, instead of a whole packet at the links after
+	// the first, where ns-3's synchronised packets make it wait (ParseAckWait).
+	AckWaitsAtRandom bool
 	// MaxEvents stops the run cleanly after that many events (0: no limit); the result is
 	// then incomplete and Result.Stopped is an EventLimitError.
 	MaxEvents uint64
