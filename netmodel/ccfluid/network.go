@@ -1214,8 +1214,9 @@ func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
 		n.enter(id, hop+1, now)
 	case end > f.hops:
 		// The ACK has left the last queue of its route: the path's and the route's delays,
-		// the last packet's store-and-forward and the ACK's serialisation remain.
-		n.arrive(id, max(now+f.delay+f.sf+f.ackDelay, now))
+		// the last packet's store-and-forward, the ACK's serialisation and its waits behind
+		// the data packets in service on its way remain.
+		n.arrive(id, max(now+f.delay+f.sf+f.ackDelay+ceilPs(n.lastAckWait(id, now)), now))
 	default:
 		n.arrive(id, max(now+f.delay+f.sf, now))
 	}

@@ -158,6 +158,57 @@ func (n *Network) roundTripSecs(id int32, now engine.Time) float64 {
 	return rtt
 }
 
+// lastAckWait is the wait, seconds, of flow id's last ACK behind the data packets in service at
+// the links of its route, as ackWaitAt counts it for every ACK (its backlogs are waited in the
+// queues): at the links that still carry data when it passes there. Its last packet reaches the
+// receiver at now + delay + sf (now is when its last byte left the last queue of its path, in
+// the senders' frame); a flow g on a link of the route still sends there then if its last byte
+// reaches the link later, g.sendAt plus the delays of g's path before the link. The flows of a
+// collective's step end together, so their last ACKs find the ports their data shared idle;
+// a flow whose receiver still sends, or behind which other flows still come, waits as its other
+// ACKs did.
+func (n *Network) lastAckWait(id int32, now engine.Time) float64 {
+	f := &n.flows[id]
+	w := 0.0
+	behind := false
+	t := now + f.delay + f.sf
+	for k := f.hops; k < f.hops+f.ack; k++ {
+		l := n.arena[f.off+k]
+		if lk := &n.links[l]; lk.arr > 0 && !lk.paused && n.sendsUntil(l, t) {
+			prev := 0.0
+			if behind {
+				prev = n.links[n.arena[f.off+k-1]].capa
+			}
+			w += n.ackWaitAt(l, n.queueAt(l, now), prev)
+			behind = true
+		}
+		t += n.kin[l].delay
+	}
+	return w
+}
+
+// sendsUntil reports whether a flow still sending over link l has its last byte reach l after
+// t. It stops at the first such flow: on a busy link that is one of the first it looks at.
+func (n *Network) sendsUntil(l int32, t engine.Time) bool {
+	for _, e := range n.links[l].on {
+		g := &n.flows[e.f]
+		if g.state != stateSending {
+			continue
+		}
+		if g.sendAt == engine.Never { // held at rate 0: it sends on past t
+			return true
+		}
+		at := g.sendAt
+		for _, m := range n.arena[g.off : g.off+e.hop] {
+			at += n.kin[m].delay
+		}
+		if at > t {
+			return true
+		}
+	}
+	return false
+}
+
 // joinAckLinks puts flow id on the ACK lists of its ACKs' route (windowed networks only).
 func (n *Network) joinAckLinks(id int32) {
 	f := &n.flows[id]

@@ -319,3 +319,44 @@ func TestLastPacketLeavesAtItsMeanRate(t *testing.T) {
 		}
 	}
 }
+
+// The last ACK of a flow waits behind data like the others: at the links of its route that
+// still carry data when it passes. A 1 MiB flow A→B across one 400 Gb/s switch (1 µs links,
+// no window) against a 32 MiB flow B→A started with it: A's last ACK leaves B's NIC while B
+// still sends, waits half a packet there (T/2, T = 9052·8/C) and, with aligned waits, T less its
+// own 60·8/C at the switch's port to A, which B's data fills; with mean waits T/2 again. With
+// B of 256 KiB, done before A's last ACK passes, the ACK waits nowhere.
+func TestLastACKWaitsBehindData(t *testing.T) {
+	g := star(t, 2, G400, engine.Microsecond)
+	tr := fluid.SimAITransport(9000, 0)
+	pkt := 9052 * 8 / G400
+	const a = 1 << 20
+	for _, tc := range []struct {
+		aligned bool
+		b       int64
+		waits   float64
+	}{
+		{true, 32 << 20, pkt/2 + pkt - 60*8/G400},
+		{false, 32 << 20, pkt/2 + pkt/2},
+		{true, 256 << 10, 0},
+	} {
+		cfg := repoConfig()
+		cfg.Transport = tr
+		cfg.ECN = nil
+		cfg.AlignedAcks = tc.aligned
+		s, n, rec, _ := setup(t, g, cfg)
+		n.Start([]int32{0, 3}, []int32{2, 1}, a, 1)
+		n.Start([]int32{2, 1}, []int32{0, 3}, tc.b, 2)
+		s.RunUntil(200 * engine.Microsecond)
+		// Both NICs keep room for the other flow's ACKs while it sends (TestACKsTakeTheirShare).
+		rate := G400 * 9052 / (9052 + 60)
+		sent := rec.sentAt[1].Seconds()
+		if want := float64(tr.Wire(a)*8) / rate; math.Abs(sent-want) > 1e-3*want {
+			t.Fatalf("aligned=%v B=%d: A sent after %.4f µs, want %.4f", tc.aligned, tc.b, sent*1e6, want*1e6)
+		}
+		want := sent + float64(tr.Tail(a, rate, []float64{G400, G400}))/1e12 + 4e-6 + 2*60*8/G400 + tc.waits
+		if got := rec.arrived[1].Seconds(); math.Abs(got-want) > 2e-12 {
+			t.Errorf("aligned=%v B=%d: A done at %.6f µs, want %.6f µs", tc.aligned, tc.b, got*1e6, want*1e6)
+		}
+	}
+}
