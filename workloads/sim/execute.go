@@ -276,22 +276,7 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 	if e.SendLatencyNs >= 0 {
 		opt.SendLatency = engine.Time(e.SendLatencyNs) * engine.Nanosecond
 	}
-	if opt.AtArrival, err = ParseCompletion(e.Completion); err != nil {
-		return opt, err
-	}
-	if opt.PaceAtOnce, err = ParsePacing(e.Pacing); err != nil {
-		return opt, err
-	}
-	if opt.MarkOnEnqueue, err = ParseECNMarking(e.ECNMarking); err != nil {
-		return opt, err
-	}
-	if opt.WindowCapFromStart, err = ParseFirstWindow(e.FirstWindow); err != nil {
-		return opt, err
-	}
-	if opt.ArrivalsAtInjection, err = ParseForwarding(e.Forwarding); err != nil {
-		return opt, err
-	}
-	if opt.AckWaitsAtRandom, err = ParseAckWait(e.AckWait); err != nil {
+	if err = opt.setRules(e.Completion, e.Pacing, e.ECNMarking, e.FirstWindow, e.Forwarding, e.AckWait); err != nil {
 		return opt, err
 	}
 	lookup := e.LookupEnv
@@ -309,6 +294,29 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 		return opt, BadInputf("-ep-dispatch %q: expected nccl, deepep or fast", e.EPDispatch)
 	}
 	return opt, nil
+}
+
+// setRules sets the event model's protocol rules from their flags' values (-completion,
+// -pacing, -ecn-marking, -first-window, -forwarding, -ack-wait; "" is SimAI's rule).
+func (opt *EventOptions) setRules(completion, pacing, ecnMarking, firstWindow, forwarding, ackWait string) error {
+	var err error
+	if opt.AtArrival, err = ParseCompletion(completion); err != nil {
+		return err
+	}
+	if opt.PaceAtOnce, err = ParsePacing(pacing); err != nil {
+		return err
+	}
+	if opt.MarkOnEnqueue, err = ParseECNMarking(ecnMarking); err != nil {
+		return err
+	}
+	if opt.WindowCapFromStart, err = ParseFirstWindow(firstWindow); err != nil {
+		return err
+	}
+	if opt.ArrivalsAtInjection, err = ParseForwarding(forwarding); err != nil {
+		return err
+	}
+	opt.AckWaitsAtRandom, err = ParseAckWait(ackWait)
+	return err
 }
 
 // ParseCompletion reads -completion: SimAI's "ack" (the default, also "") or "arrival"; it
@@ -447,28 +455,8 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	atArrival, err := ParseCompletion(r.Completion)
-	if err != nil {
-		return nil, err
-	}
-	paceAtOnce, err := ParsePacing(r.Pacing)
-	if err != nil {
-		return nil, err
-	}
-	markOnEnqueue, err := ParseECNMarking(r.ECNMarking)
-	if err != nil {
-		return nil, err
-	}
-	capFromStart, err := ParseFirstWindow(r.FirstWindow)
-	if err != nil {
-		return nil, err
-	}
-	atInjection, err := ParseForwarding(r.Forwarding)
-	if err != nil {
-		return nil, err
-	}
-	ackAtRandom, err := ParseAckWait(r.AckWait)
-	if err != nil {
+	opt := EventOptions{Seed: r.Seed, MaxEvents: r.MaxEvents}
+	if err := opt.setRules(r.Completion, r.Pacing, r.ECNMarking, r.FirstWindow, r.Forwarding, r.AckWait); err != nil {
 		return nil, err
 	}
 	var att Attachments
@@ -486,7 +474,7 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	ctx, cancel := WallLimit(ctx, r.MaxWall)
 	defer cancel()
 	res, err := RunMoE(ctx, MoEInputs{Config: r.Config, Iterations: r.Iterations, Kind: r.Kind, Topology: t, TopologyName: r.Topology, Conf: conf, ConfPath: r.Conf, Chunks: r.Chunks},
-		EventOptions{Seed: r.Seed, AtArrival: atArrival, PaceAtOnce: paceAtOnce, MarkOnEnqueue: markOnEnqueue, WindowCapFromStart: capFromStart, ArrivalsAtInjection: atInjection, AckWaitsAtRandom: ackAtRandom, MaxEvents: r.MaxEvents}, att)
+		opt, att)
 	if err != nil {
 		return nil, err
 	}
