@@ -61,7 +61,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
 	*o = options{logLevel: "info", req: sim.Request{Mode: "event", OutDir: "results", Lang: "en", Overlap: workloads.Overlap{PP: 1},
 		Cluster: sim.ClusterRequest{Names: sim.SimAIFlags}, Event: sim.EventRequest{AlgoPolicy: "simccl", SendLatencyNs: -1,
-			EPDispatch: "nccl", Completion: "ack", Pacing: "packet", FirstWindow: "burst", Forwarding: "dequeue", AckWait: "aligned", ECNMarking: "dequeue", NVLS: os.Getenv("AS_NVLS_ENABLE") == "1",
+			EPDispatch: "nccl", ProtocolRules: sim.ProtocolRules{Completion: "ack", Pacing: "packet", FirstWindow: "burst", Forwarding: "dequeue", AckWait: "aligned", ECNMarking: "dequeue"}, NVLS: os.Getenv("AS_NVLS_ENABLE") == "1",
 			PXN: os.Getenv("AS_PXN_ENABLE") == "1", DispatchModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1}}}}
 	r, e := &o.req, &o.req.Event
 	str := func(p *string) func(string, string) {

@@ -106,12 +106,7 @@ type EventRequest struct {
 	EPDispatch      string            // nccl, deepep or fast (-ep-dispatch)
 	DispatchModel   moe.DispatchModel // the -moe-* token model
 	Threads         int               // -threads (UseSecondCore)
-	Completion      string            // ack or arrival (-completion; ParseCompletion)
-	Pacing          string            // packet or rate (-pacing; ParsePacing)
-	ECNMarking      string            // dequeue or enqueue (-ecn-marking; ParseECNMarking)
-	FirstWindow     string            // burst or cap (-first-window; ParseFirstWindow)
-	Forwarding      string            // dequeue or injection (-forwarding; ParseForwarding)
-	AckWait         string            // aligned or mean (-ack-wait; ParseAckWait)
+	ProtocolRules                     // -completion, -pacing, ... (SimAI's where "")
 	QPsPerConn      int               // -qps-per-conn; 0: NCCL_IB_QPS_PER_CONNECTION, else 1
 	Seed            uint64            // -seed
 	MaxEvents       uint64            // -max-events; 0: no limit
@@ -276,7 +271,7 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 	if e.SendLatencyNs >= 0 {
 		opt.SendLatency = engine.Time(e.SendLatencyNs) * engine.Nanosecond
 	}
-	if err = opt.setRules(e.Completion, e.Pacing, e.ECNMarking, e.FirstWindow, e.Forwarding, e.AckWait); err != nil {
+	if err = e.ProtocolRules.apply(&opt); err != nil {
 		return opt, err
 	}
 	lookup := e.LookupEnv
@@ -296,26 +291,37 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 	return opt, nil
 }
 
-// setRules sets the event model's protocol rules from their flags' values (-completion,
-// -pacing, -ecn-marking, -first-window, -forwarding, -ack-wait; "" is SimAI's rule).
-func (opt *EventOptions) setRules(completion, pacing, ecnMarking, firstWindow, forwarding, ackWait string) error {
+// ProtocolRules are the event model's protocol rules as their flags give them; "" (or the
+// first value each Parse function names) is SimAI's rule, the other the physical or classic
+// one (docs/models.md).
+type ProtocolRules struct {
+	Completion  string // ack or arrival (-completion; ParseCompletion)
+	Pacing      string // packet or rate (-pacing; ParsePacing)
+	ECNMarking  string // dequeue or enqueue (-ecn-marking; ParseECNMarking)
+	FirstWindow string // burst or cap (-first-window; ParseFirstWindow)
+	Forwarding  string // dequeue or injection (-forwarding; ParseForwarding)
+	AckWait     string // aligned or mean (-ack-wait; ParseAckWait)
+}
+
+// apply sets opt's protocol rules from r, or returns the first bad value.
+func (r ProtocolRules) apply(opt *EventOptions) error {
 	var err error
-	if opt.AtArrival, err = ParseCompletion(completion); err != nil {
+	if opt.AtArrival, err = ParseCompletion(r.Completion); err != nil {
 		return err
 	}
-	if opt.PaceAtOnce, err = ParsePacing(pacing); err != nil {
+	if opt.PaceAtOnce, err = ParsePacing(r.Pacing); err != nil {
 		return err
 	}
-	if opt.MarkOnEnqueue, err = ParseECNMarking(ecnMarking); err != nil {
+	if opt.MarkOnEnqueue, err = ParseECNMarking(r.ECNMarking); err != nil {
 		return err
 	}
-	if opt.WindowCapFromStart, err = ParseFirstWindow(firstWindow); err != nil {
+	if opt.WindowCapFromStart, err = ParseFirstWindow(r.FirstWindow); err != nil {
 		return err
 	}
-	if opt.ArrivalsAtInjection, err = ParseForwarding(forwarding); err != nil {
+	if opt.ArrivalsAtInjection, err = ParseForwarding(r.Forwarding); err != nil {
 		return err
 	}
-	opt.AckWaitsAtRandom, err = ParseAckWait(ackWait)
+	opt.AckWaitsAtRandom, err = ParseAckWait(r.AckWait)
 	return err
 }
 
@@ -419,28 +425,20 @@ func Stopped(cause error, at engine.Time, note string) error {
 // priced by simulating their dispatch plans on a fabric, from files, with fct.txt and the
 // timeline written when asked for.
 type MoERequest struct {
-	Config     *moe.Config
-	Iterations []moe.Iteration
-	Kind       moe.Kind
-	Workload   string // the workload's folder, as the timeline names it
-	Topology   string // the topology file (-n; "": MoETopology's default fabric)
-	Conf       string // SimAI.conf (-c; "": the shipped one)
-	Completion string // ack or arrival (-completion; ParseCompletion)
-	Pacing     string // packet or rate (-pacing; ParsePacing)
-	ECNMarking string // dequeue or enqueue (-ecn-marking; ParseECNMarking)
-	// FirstWindow is burst or cap (-first-window; ParseFirstWindow).
-	FirstWindow string
-	// Forwarding is dequeue or injection (-forwarding; ParseForwarding).
-	Forwarding string
-	// AckWait is aligned or mean (-ack-wait; ParseAckWait).
-	AckWait   string
-	Chunks    int    // pieces each DeepEP transfer is streamed in (-chunks)
-	Threads   int    // -threads (UseSecondCore)
-	Seed      uint64 // -seed
-	MaxEvents uint64 // -max-events; 0: no limit
-	MaxWall   time.Duration
-	Out       string // folder of fct.txt (-o); "": none
-	Timeline  string // the Chrome trace to write (-trace); "": none
+	Config        *moe.Config
+	Iterations    []moe.Iteration
+	Kind          moe.Kind
+	Workload      string // the workload's folder, as the timeline names it
+	Topology      string // the topology file (-n; "": MoETopology's default fabric)
+	Conf          string // SimAI.conf (-c; "": the shipped one)
+	ProtocolRules        // -completion, -pacing, ... (SimAI's where "")
+	Chunks        int    // pieces each DeepEP transfer is streamed in (-chunks)
+	Threads       int    // -threads (UseSecondCore)
+	Seed          uint64 // -seed
+	MaxEvents     uint64 // -max-events; 0: no limit
+	MaxWall       time.Duration
+	Out           string // folder of fct.txt (-o); "": none
+	Timeline      string // the Chrome trace to write (-trace); "": none
 }
 
 // ExecuteMoE runs r (RunMoE on MoETopology's fabric) with its files attached and commits them;
@@ -456,7 +454,7 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 		return nil, err
 	}
 	opt := EventOptions{Seed: r.Seed, MaxEvents: r.MaxEvents}
-	if err := opt.setRules(r.Completion, r.Pacing, r.ECNMarking, r.FirstWindow, r.Forwarding, r.AckWait); err != nil {
+	if err := r.ProtocolRules.apply(&opt); err != nil {
 		return nil, err
 	}
 	var att Attachments

@@ -151,7 +151,7 @@ func TestExecuteMoERun(t *testing.T) {
 	if err := moe.GenerateDir(dir, cfg, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	ok := MoERunRequest{MoERequest: MoERequest{Workload: dir, Completion: "ack", Pacing: "packet", ECNMarking: "dequeue", Chunks: 1, Seed: 1},
+	ok := MoERunRequest{MoERequest: MoERequest{Workload: dir, ProtocolRules: ProtocolRules{Completion: "ack", Pacing: "packet", ECNMarking: "dequeue"}, Chunks: 1, Seed: 1},
 		Plan: "deepep", Model: "seed", Mode: "estimate"}
 	for _, c := range []struct {
 		set  func(r *MoERunRequest)
