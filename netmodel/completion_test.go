@@ -64,6 +64,10 @@ func shippedSimulator(t *testing.T, cc int, tr fluid.Transport) (*engine.Schedul
 // nanoseconds). At the receiver's last byte (-completion arrival) it is done after the first
 // 2,659.52 ns. Inside a server (GPU 0 to GPU 1 through the NVSwitch, 2,880 Gb/s, 25 ns): two
 // serialisations, 50 ns there, 50 ns and two ACK serialisations back: 146.13 ns (ns-3: 144).
+// On ns-3's clock (Transport.NanosecondClock) the links send at what whole nanoseconds make of
+// full packets (9,052 bytes in 181 ns at 400 Gb/s, in 25 at 2,880), this one-packet flow's
+// bytes too, and an ACK takes 1 ns at 400 Gb/s and none on the NVLink: 4,663.36 and 145.54 ns
+// (ns-3 sends the 8,244 bytes in 164 ns and 22 ns, rounded down on their own).
 func TestCompletionRule(t *testing.T) {
 	const c, nv = 400e9, 2880e9
 	wire := 8244.0 * 8
@@ -74,6 +78,9 @@ func TestCompletionRule(t *testing.T) {
 	atAck := fluid.SimAITransport(9000, 0)
 	atArrival := atAck
 	atArrival.AtAck = false
+	clock := atAck
+	clock.NanosecondClock = true
+	const c400, cnv = 9052 * 8 / 181e-9, 9052 * 8 / 25e-9
 	for _, cc := range []int{0, 1} {
 		for _, tc := range []struct {
 			name string
@@ -82,6 +89,7 @@ func TestCompletionRule(t *testing.T) {
 		}{
 			{"ack", atAck, [2]engine.Time{across + 2000*engine.Nanosecond + psOf(4*ack/c), inside + 50*engine.Nanosecond + psOf(2*ack/nv)}},
 			{"arrival", atArrival, [2]engine.Time{across, inside}},
+			{"ack, ns-3's clock", clock, [2]engine.Time{psOf(4*wire/c400) + 4000*engine.Nanosecond + 4*engine.Nanosecond, psOf(2*wire/cnv) + 100*engine.Nanosecond}},
 		} {
 			got := rawFCT(t, cc, tc.tr, flows)
 			for i := range flows {

@@ -651,12 +651,16 @@ func (m *Simulator) doneDelay(ps *pairState, delay engine.Time, ack []int32) eng
 	}
 	g := m.fab.Graph
 	var back engine.Time
-	var inv float64
+	var inv, secs float64
 	for _, l := range ack {
 		back += g.Delay(l)
 		inv += 1 / g.Rate(l)
+		secs += m.tr.PacketSecs(m.tr.Ack, g.Rate(l))
 	}
-	back += ceilSeconds(float64(float64(m.tr.Ack*8) * inv))
+	if !m.tr.NanosecondClock {
+		secs = float64(float64(m.tr.Ack*8) * inv)
+	}
+	back += ceilSeconds(secs)
 	if cached {
 		ps.ackTime = back
 	}

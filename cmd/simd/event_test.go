@@ -38,13 +38,15 @@ func TestEventDeterministic(t *testing.T) {
 
 // -send-lat sets every flow's start latency in ns; AS_SEND_LAT does it in µs, as SimAI reads it.
 // Without latency the 16 MiB all-reduce of the example is 14 steps in which every GPU sends 2 MiB
-// as 8 flows of 256 KiB (30 packets, 263,704 bytes on the wire each) over its 2880 Gbps port,
-// which sends the ACKs of the 8 flows coming in first (60 bytes per 9,052): the flows are sent
-// after 8·263,704·8/(C·9052/9112); their last packets leave in turn, on average 3.5 last
-// packets (1,196 bytes) early; the NVSwitch stores the last one (fluid.Transport.Tail); then
-// 25 + 25 ns there, 25 + 25 ns and two ACKs back. That is 5.991 µs a step, 83.87 µs (+1 ns of
-// update time), 1.1% over the pure fluid's 14 × (5.825 + 0.1) µs; with the 6 µs latency,
-// 14 × 6 µs more.
+// as 8 flows of 256 KiB (30 packets, 263,704 bytes on the wire each) over its 2880 Gbps port.
+// ns-3's clock (-packet-time ns) sends a 9,052-byte packet there in 25 ns, not 25.14, so the port
+// sends C' = 9052·8/25 ns = 2,896.6 Gb/s, and the ACKs of the 8 flows coming in, which it sends
+// first, take 0 ns each (60 bytes: 0.17 ns, rounded down): the flows are sent after
+// 8·263,704·8/C'; their last packets leave in turn, on average 3.5 last packets (1,196 bytes)
+// early; the NVSwitch stores the last one (fluid.Transport.Tail); then 25 + 25 ns there, 25 + 25
+// ns and two ACKs of 0 ns back. That is 5.918 µs a step, 82.86 µs (+1 ns of update time); with
+// -packet-time exact (C, ACKs of 60·8/C, the port's data C·9052/9112) 5.991 µs, 83.87 µs; the
+// pure fluid's 14 × (5.825 + 0.1) µs; with the 6 µs latency, 14 × 6 µs more.
 func TestSendLatency(t *testing.T) {
 	firstLayer := func(csv string) float64 {
 		t.Helper()
@@ -67,12 +69,20 @@ func TestSendLatency(t *testing.T) {
 	none := firstLayer(readFile(t, filepath.Join(dir, "out", "EndToEnd.csv")))
 	const c = 2880e9
 	tr := fluid.SimAITransport(9000, 0)
-	port := c * 9052 / 9112
 	last := float64(tr.Last(256<<10) * 8)
-	step := float64(8*tr.Wire(256<<10)*8)/port + float64(tr.Tail(256<<10, port/8, []float64{c, c}))/1e12 -
-		3.5*last/c + 100e-9 + 2*60*8/c
-	if want := 14*step*1e6 + 0.001; math.Abs(none-want) > 1e-3 {
+	step := func(c, port, ack float64) float64 {
+		return float64(8*tr.Wire(256<<10)*8)/port + float64(tr.Tail(256<<10, port/8, []float64{c, c}))/1e12 -
+			3.5*last/c + 100e-9 + 2*ack
+	}
+	if want := 14*step(2896.64e9, 2896.64e9, 0)*1e6 + 0.001; math.Abs(none-want) > 1e-3 {
 		t.Errorf("with no send latency: %.6f µs, want %.6f µs", none, want)
+	}
+	if code, _, errOut := runCLI(t, dir, "-send-lat", "0", "-packet-time", "exact", "-o", "exact"); code != 0 {
+		t.Fatal(errOut)
+	}
+	exact := firstLayer(readFile(t, filepath.Join(dir, "exact", "EndToEnd.csv")))
+	if want := 14*step(c, c*9052/9112, 60*8/c)*1e6 + 0.001; math.Abs(exact-want) > 1e-3 {
+		t.Errorf("with no send latency, exact packet times: %.6f µs, want %.6f µs", exact, want)
 	}
 	t.Setenv("AS_SEND_LAT", "6")
 	dir = t.TempDir()
@@ -161,12 +171,13 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-// -flows runs an ns-3 flow file, SimAI's ACKs and all. Two 1 MB flows into GPU 9 share its
-// 400 Gbps NIC link: they are sent after 2·1,005,824·8/C (the payload and 112 packets' headers
-// each), their last packet crosses the ToR (at C/2 it waits behind the full packet before it,
-// fluid.Transport.Tail), 1 µs there, 1 µs and two 60-byte ACKs back. The NVLink flow: its wire
-// bytes at 2880 Gbps, the NVSwitch storing the last packet, 50 ns there and 50 ns back. Flow i
-// has source port 40000 + i, as SimAI sends a flow file's flows.
+// -flows runs an ns-3 flow file, SimAI's ACKs and all, on ns-3's clock (a 9,052-byte packet takes
+// 181 ns at 400 Gbps, 25 ns at 2880 Gbps; a 60-byte ACK 1 ns and 0 ns). Two 1 MB flows into GPU 9
+// share its 400 Gbps NIC link: they are sent after 2·1,005,824·8/C (the payload and 112 packets'
+// headers each, C = 9052·8/181 ns), their last packet crosses the ToR (at C/2 it waits behind the
+// full packet before it, fluid.Transport.Tail), 1 µs there, 1 µs and two ACKs back. The NVLink
+// flow: its wire bytes at 9052·8/25 ns, the NVSwitch storing the last packet, 50 ns there and 50
+// ns back. Flow i has source port 40000 + i, as SimAI sends a flow file's flows.
 func TestFlowFile(t *testing.T) {
 	dir := t.TempDir()
 	flows := writeFile(t, dir, "flow.txt", "3\n0 1 3 100 1000000 0.000001\n0 9 3 100 1000000 0.000001\n2 9 3 100 1000000 0.000001\n")
@@ -178,8 +189,9 @@ func TestFlowFile(t *testing.T) {
 	fct := readFile(t, filepath.Join(dir, "out", "fct.txt"))
 	tr := fluid.SimAITransport(9000, 0)
 	wire := float64(tr.Wire(1e6) * 8)
-	nvlink := wire/2880 + float64(tr.Tail(1e6, 2880e9, []float64{2880e9, 2880e9}))/1000 + 100 + 2*60*8/2880.0
-	shared := 2*wire/400 + float64(tr.Tail(1e6, 200e9, []float64{400e9, 400e9}))/1000 + 2000 + 2*60*8/400.0
+	nv, nic := 9052*8/25.0, 9052*8/181.0 // Gb/s
+	nvlink := wire/nv + float64(tr.Tail(1e6, nv*1e9, []float64{nv * 1e9, nv * 1e9}))/1000 + 100 + 2*0
+	shared := 2*wire/nic + float64(tr.Tail(1e6, nic/2*1e9, []float64{nic * 1e9, nic * 1e9}))/1000 + 2000 + 2*1
 	want := fmt.Sprintf("0b000001 0b000101 40000 100 1000000 1000 %d 2943\n", int(nvlink)) +
 		fmt.Sprintf("0b000001 0b000901 40001 100 1000000 1000 %d 22476\n", int(shared)) +
 		fmt.Sprintf("0b000201 0b000901 40002 100 1000000 1000 %d 22476\n", int(shared))
@@ -214,6 +226,9 @@ func TestFlowFile(t *testing.T) {
 // queue as it is now, not as the bytes being acknowledged saw it, docs/models.md.) It then
 // drains, and is empty once the port has sent both flows' wire bytes, 2·1,005,824·8/C after the
 // first arrived at 1 µs. QLEN_MON_INTERVAL 5 samples it every 5 µs, and logs it when it changed.
+// On ns-3's clock a full packet takes 181 ns and an ACK 1 ns at 400 Gbps: C is 9052·8/181 ns,
+// 400.088 Gb/s, and a packet and an ACK take those times in a (SimAI's window is its own,
+// computed at 400 Gbps).
 func TestMonitors(t *testing.T) {
 	dir := t.TempDir()
 	shipped := readFile(t, "../../configs/data/SimAI.conf")
@@ -257,9 +272,9 @@ func TestMonitors(t *testing.T) {
 			t.Errorf("stdout does not name %s:\n%s", name, out)
 		}
 	}
-	const c = 400e9
+	const c = 9052 * 8 / 181e-9
 	const w = 14 * 9052
-	a := 2e-6 + 2*9052*8/c + 2*60*8/c
+	a := 2e-6 + 2*181e-9 + 2*1e-9
 	held := 2*w - int(c*a/8)
 	opened := c * a / 8 // at 1 µs + a
 	at5 := int(math.Round(opened + (2*8*w/(a+8*opened/c)-c)/8*(4e-6-a)))
@@ -282,10 +297,15 @@ func TestMonitors(t *testing.T) {
 			}
 		}
 	}
-	// The ToR's port sends at line rate while its queue lasts.
-	for _, row := range []string{"20000, 18, 10, 400.000000\n", "40000, 18, 10, 400.000000\n"} {
-		if !strings.Contains(files["bw.txt"], row) {
-			t.Errorf("bw.txt lacks %q:\n%s", row, files["bw.txt"])
+	// The ToR's port sends at line rate while its queue lasts (bw.txt: Gb/s over the interval,
+	// to a millionth, so the bytes of an interval round to either side).
+	for _, at := range []string{"20000", "40000"} {
+		var v float64
+		i := strings.Index(files["bw.txt"], "\n"+at+", 18, 10, ")
+		if i < 0 {
+			t.Errorf("bw.txt lacks port 10 of switch 18 at %s:\n%s", at, files["bw.txt"])
+		} else if _, err := fmt.Sscanf(files["bw.txt"][i+len(at)+11:], "%f", &v); err != nil || math.Abs(v-c/1e9) > 0.001 {
+			t.Errorf("bw.txt at %s: %v Gb/s, want %.4f:\n%s", at, v, c/1e9, files["bw.txt"])
 		}
 	}
 	if !strings.Contains(files["rate.txt"], "5000, 0, 9, 40001, 100, 1000000, 400000000000\n") {
@@ -322,11 +342,12 @@ func TestMonitors(t *testing.T) {
 // SimAI.conf's LINK_DOWN t a b takes link a–b down at 2 s + t µs, as SimAI does, and moves the
 // flows on it. On the dual-ToR fabric GPU 0 has two 200 Gbps NICs (to ASWs 36 and 44, 500 ns
 // each); two 10 MB flows from it (SimAI's default 1,000-byte packets: 10,520,000 bytes on the
-// wire), starting at 2 s, leave on different NICs and are sent after 420.8 µs, done once their
-// last packet has crossed the ASW, 1 µs there and the ACK's 1 µs back. With LINK_DOWN 100 0 <the
-// first flow's ASW>, each has 8,020,000 wire bytes left at 2 s + 100 µs and the two then share
-// the other NIC at 100 Gbps each: sent 641.6 µs later. "LINK_DOWN 0 a b" is SimAI's "no
-// failure", whatever a and b are.
+// wire), starting at 2 s, leave on different NICs and are sent after 420.0 µs (ns-3's clock
+// sends a 1,052-byte packet in 42 ns, not 42.08: C = 200.38 Gb/s), done once their last packet
+// has crossed the ASW, 1 µs there and the ACK's 1 µs (and 2 ns) back. With LINK_DOWN 100 0 <the
+// first flow's ASW>, each has 8,015,238 wire bytes left at 2 s + 100 µs and the two then share
+// the other NIC at C/2 each: sent 640.0 µs later. "LINK_DOWN 0 a b" is SimAI's "no failure",
+// whatever a and b are.
 func TestLinkDownFlows(t *testing.T) {
 	dir := t.TempDir()
 	tpPath := mustAbs(t, "../../topo/testdata/AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100")
@@ -365,16 +386,18 @@ func TestLinkDownFlows(t *testing.T) {
 	}
 	flows := writeFile(t, dir, "flow.txt", fmt.Sprintf("2\n0 %d 3 100 10000000 2\n0 %d 3 100 10000000 2\n", d1, d2))
 	tr := fluid.SimAITransport(1000, 0)
+	// On ns-3's clock a 1,052-byte packet takes 42 ns at 200 Gb/s (not 42.08), a 60-byte ACK 2.
+	const c = 1052 * 8 / 42e-9
 	done := func(sentUs, rate float64) string {
-		tail := float64(tr.Tail(10e6, rate, []float64{200e9, 200e9})) / 1e6
-		return fmt.Sprintf("%.3f us", 2e6+sentUs+tail+2+2*60*8/200e3)
+		tail := float64(tr.Tail(10e6, rate, []float64{c, c})) / 1e6
+		return fmt.Sprintf("%.3f us", 2e6+sentUs+tail+2+2*2e-3)
 	}
 	for _, c := range []struct {
 		name, conf, last string
 	}{
-		{"no failure", "CC_MODE 0\n", done(float64(tr.Wire(10e6))*8/200e3, 200e9)},
-		{"LINK_DOWN", fmt.Sprintf("CC_MODE 0\nLINK_DOWN 100 0 %d\n", nic(d1)), done(100+float64(tr.Wire(10e6)-2_500_000)*8/100e3, 100e9)},
-		{"LINK_DOWN 0 is none", "CC_MODE 0\nLINK_DOWN 0 0 1\n", done(float64(tr.Wire(10e6))*8/200e3, 200e9)},
+		{"no failure", "CC_MODE 0\n", done(float64(tr.Wire(10e6))*8/c*1e6, c)},
+		{"LINK_DOWN", fmt.Sprintf("CC_MODE 0\nLINK_DOWN 100 0 %d\n", nic(d1)), done(100+(float64(tr.Wire(10e6)*8)-100e-6*c)/(c/2)*1e6, c/2)},
+		{"LINK_DOWN 0 is none", "CC_MODE 0\nLINK_DOWN 0 0 1\n", done(float64(tr.Wire(10e6))*8/c*1e6, c)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conf := writeFile(t, dir, "SimAI.conf", c.conf)

@@ -61,7 +61,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
 	*o = options{logLevel: "info", req: sim.Request{Mode: "event", OutDir: "results", Lang: "en", Overlap: workloads.Overlap{PP: 1},
 		Cluster: sim.ClusterRequest{Names: sim.SimAIFlags}, Event: sim.EventRequest{AlgoPolicy: "simccl", SendLatencyNs: -1,
-			EPDispatch: "nccl", ProtocolRules: sim.ProtocolRules{Completion: "ack", Pacing: "packet", FirstWindow: "burst", Forwarding: "dequeue", AckWait: "aligned", ECNMarking: "dequeue"}, NVLS: os.Getenv("AS_NVLS_ENABLE") == "1",
+			EPDispatch: "nccl", ProtocolRules: sim.ProtocolRules{Completion: "ack", Pacing: "packet", FirstWindow: "burst", Forwarding: "dequeue", AckWait: "aligned", ECNMarking: "dequeue", PacketTime: "ns"}, NVLS: os.Getenv("AS_NVLS_ENABLE") == "1",
 			PXN: os.Getenv("AS_PXN_ENABLE") == "1", DispatchModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1}}}}
 	r, e := &o.req, &o.req.Event
 	str := func(p *string) func(string, string) {
@@ -148,6 +148,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 			{[]string{"-first-window"}, "RULE", "how a windowed flow (HAS_WIN) starts: burst (SimAI's ns-3: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)", "burst", str(&e.FirstWindow)},
 			{[]string{"-forwarding"}, "RULE", "what a switch port passes on under congestion control: dequeue (SimAI's ns-3: what leaves its queue, in the proportions its bytes arrived in, so a queue reshapes the flows it holds) or injection (every link of a flow's path receives the sender's rate at once: the classic fluid model)", "dequeue", str(&e.Forwarding)},
 			{[]string{"-ack-wait"}, "RULE", "what an ACK waits for behind data under congestion control, at the links of its route that send: aligned (SimAI's ns-3, whose packets keep their senders' phases: half a data packet at the first such link, a whole one at each later) or mean (half a packet at each: the mean over random phases)", "aligned", str(&e.AckWait)},
+			{[]string{"-packet-time"}, "RULE", "how long a link takes to send a packet: ns (SimAI's ns-3: whole nanoseconds, rounded down, so a 2,880 Gb/s NVLink sends a 9,052-byte packet in 25 ns, not 25.14, and a 60-byte ACK in 0; a NIC paces by the same clock) or exact (bits / rate)", "ns", str(&e.PacketTime)},
 			{[]string{"-pacing"}, "RULE", "when a DCQCN rate change takes effect: packet (SimAI's ns-3: once the packet sent at the old rate has had its gap, up to 724 µs at MIN_RATE) or rate (at once)", "packet", str(&e.Pacing)},
 			{[]string{"-ecn-marking"}, "RULE", "which packets a congested port ECN-marks: dequeue (SimAI's ns-3: those it sends, which arrived a queue's delay earlier) or enqueue (those arriving now)", "dequeue", str(&e.ECNMarking)},
 			{[]string{"-qps-per-conn"}, "N", "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", "NCCL_IB_QPS_PER_CONNECTION, else 1",

@@ -34,6 +34,7 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.AckWait, "ack-wait", "aligned", "event mode: what an ACK waits for behind data, `RULE` aligned (SimAI's: half a data packet at the first link of its route that sends, a whole one at each later) or mean (half a packet at each)")
 	fs.StringVar(&o.Forwarding, "forwarding", "dequeue", "event mode: what a switch port passes on, `RULE` dequeue (SimAI's: what leaves its queue, in the proportions its bytes arrived in) or injection (every link of a path receives the sender's rate at once)")
 	fs.StringVar(&o.FirstWindow, "first-window", "burst", "event mode: how a windowed flow starts, `RULE` burst (SimAI's: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)")
+	fs.StringVar(&o.PacketTime, "packet-time", "ns", "event mode: how long a link takes to send a packet, `RULE` ns (SimAI's: whole nanoseconds, rounded down) or exact (bits / rate)")
 	fs.StringVar(&o.Pacing, "pacing", "packet", "event mode: when a DCQCN rate change takes effect, `RULE` packet (SimAI's: after the gap of the packet sent at the old rate) or rate (at once)")
 	fs.StringVar(&o.ECNMarking, "ecn-marking", "dequeue", "event mode: which packets a congested port marks, `RULE` dequeue (SimAI's: those it sends) or enqueue (those arriving)")
 	fs.IntVar(&o.Threads, "threads", 0, "event mode: `N` = 2 formats and writes fct.txt on a second core, 1 keeps everything on one (0: 2 when Go may use two cores)")

@@ -27,7 +27,12 @@
 // ACKs from then on, Full/(Full+Ack) of its rate for its data (applyFlow). The flow is done
 // (Observer.FlowArrived) when its last byte has left the last queue of its path, the switches
 // have stored its last packet (fluid.Transport.Tail), and — with Transport.AtAck — the ACK has
-// crossed the queues of its route back, behind the data queued there.
+// crossed the queues of its route back, behind the data queued there. With
+// Transport.NanosecondClock (SimAI's ns-3 sends a packet in whole nanoseconds, rounded down) a
+// link sends what its full packets' rounded times make of its rate (Transport.PacketRate), a NIC
+// paces a flow at what they make of its congestion-control rate, and an ACK takes its own
+// rounded time (none on a 2,880 Gb/s NVLink); the link's configurations (ECN, DCQCN) stay keyed by
+// its nominal rate.
 //
 // Queues. Every directed link has a FIFO egress queue. Its arrivals are the sum of the arrival
 // rates of the flows crossing it; between events arrivals and capacity are constant, so the

@@ -353,19 +353,33 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	nl := g.NumDirLinks()
 	n.links = make([]link, nl)
 	n.kin = make([]linkKin, nl)
+	tr := cfg.Transport
+	if tr.Payload > 0 {
+		n.ackShare = float64(tr.Ack) / float64(tr.Full())
+	}
 	for l := range n.links {
 		k := &n.links[l]
-		k.capa = g.Rate(int32(l))
-		n.kin[l] = linkKin{capa: k.capa, inv: 1 / k.capa, delay: g.Delay(int32(l))}
+		// The link's nominal rate keys its configurations (KMIN_MAP, DCQCN's line rate); what
+		// it sends is what full packets back to back make of it (Transport.PacketRate).
+		nominal := g.Rate(int32(l))
+		k.capa = tr.PacketRate(nominal)
+		n.kin[l] = linkKin{capa: k.capa, inv: 1 / k.capa, delay: g.Delay(int32(l)), nominal: nominal, ackDiv: 1 + n.ackShare}
+		if tr.Payload > 0 {
+			n.kin[l].ackSecs = tr.PacketSecs(tr.Ack, nominal)
+			if tr.NanosecondClock {
+				// A port that answers as many packets as it sends spends an ACK's time per
+				// data packet: its data gets full/(full + ack) of its time.
+				if full := tr.PacketSecs(tr.Full(), nominal); full > 0 {
+					n.kin[l].ackDiv = (full + n.kin[l].ackSecs) / full
+				}
+			}
+		}
 		k.outSw, k.inSw = -1, -1
 		if cfg.ECN != nil && g.Kind(g.From(int32(l))) == topo.Switch {
-			k.ecn, k.hasECN = cfg.ECN(k.capa)
+			k.ecn, k.hasECN = cfg.ECN(nominal)
 		}
 	}
 	n.mode = cfg.Mode
-	if tr := cfg.Transport; tr.Payload > 0 {
-		n.ackShare = float64(tr.Ack) / float64(tr.Full())
-	}
 	if n.mode == 0 {
 		n.mode = ModeDCQCN
 	}
@@ -405,7 +419,7 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	if n.mode == ModeDCQCN {
 		n.dcqcnOf = make([]*cc.DCQCNConfig, nl)
 		for l := range n.dcqcnOf {
-			n.dcqcnOf[l] = n.dcqcn[n.links[l].capa]
+			n.dcqcnOf[l] = n.dcqcn[n.kin[l].nominal]
 		}
 	}
 	if cfg.Reshape {
@@ -498,7 +512,7 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 		return FlowID(id)
 	}
 	first := path[0]
-	f.line = n.links[first].capa
+	f.line = n.kin[first].nominal
 	f.marks, f.roundB, f.roundT = 0, 0, engine.Timer{}
 	switch n.mode {
 	case ModeDCQCN:
@@ -538,19 +552,24 @@ func (n *Network) times(f *flow) {
 		inv += n.kin[l].inv
 	}
 	var ackProp engine.Time
+	var ackSecs float64 // the ACK's serialisation in whole nanoseconds (Transport.NanosecondClock)
 	for _, l := range n.arena[f.off+f.hops : f.off+f.hops+f.ack] {
 		ackProp += n.kin[l].delay
 		ackInv += n.kin[l].inv
+		ackSecs += n.kin[l].ackSecs
 	}
 	if tr.Payload <= 0 {
 		f.rtt0 = 2 * secs(f.delay)
 		return
 	}
-	f.ackDelay = ackProp + ceilPs(float64(float64(tr.Ack*8)*ackInv))
+	if !tr.NanosecondClock {
+		ackSecs = float64(float64(tr.Ack*8) * ackInv)
+	}
+	f.ackDelay = ackProp + ceilPs(ackSecs)
 	if f.ack == 0 {
 		ackProp = f.delay // no route given: the ACK comes back as the data went
 	}
-	f.rtt0 = secs(f.delay+ackProp) + float64(float64(tr.Full()*8)*inv) + float64(float64(tr.Ack*8)*ackInv)
+	f.rtt0 = secs(f.delay+ackProp) + float64(float64(tr.Full()*8)*inv) + ackSecs
 }
 
 // linkKin is what a flow's times and its last packet's tail need of a directed link: its
@@ -560,6 +579,10 @@ type linkKin struct {
 	capa  float64
 	inv   float64
 	delay engine.Time
+	// Its rate as the topology gives it (capa is what it sends: Transport.PacketRate), the
+	// time an ACK takes on it (Transport.PacketSecs), and what its data's share of a port that
+	// keeps room for ACKs is divided by (shareNIC).
+	nominal, ackSecs, ackDiv float64
 }
 
 // extentOf is the number of hops the flow's injection reaches: up to and including the first
@@ -864,8 +887,9 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 	c := n.capOf(l)
 	if lk.acks {
 		// The NIC sends its ACKs first: receiving as much as it sends, it answers ackShare of
-		// its data rate, d·(1 + ackShare) = c.
-		c /= 1 + n.ackShare
+		// its data rate, d·(1 + ackShare) = c (with Transport.NanosecondClock, an ACK's whole
+		// nanoseconds per data packet's: ackDiv).
+		c /= n.kin[l].ackDiv
 	}
 	n.fill = n.fill[:0]
 	total := 0.0

@@ -22,10 +22,22 @@ import "simd/engine"
 // sendRate is the rate flow id's NIC paces it at: its reaction point's rate, or the rate before
 // a change still held back.
 func (n *Network) sendRate(id int32) float64 {
-	if f := &n.flows[id]; f.paceAt != 0 {
-		return f.pace
+	f := &n.flows[id]
+	if f.paceAt != 0 {
+		return n.paced(id, f.pace)
 	}
-	return n.ccRate(id)
+	return n.paced(id, n.ccRate(id))
+}
+
+// paced is what flow id's NIC sends at when it paces the flow at rate r: r, or with
+// Transport.NanosecondClock its gaps of whole nanoseconds make it (Transport.PacketRate); at
+// the line rate that is its first link's.
+func (n *Network) paced(id int32, r float64) float64 {
+	f := &n.flows[id]
+	if k := &n.kin[n.arena[f.off]]; r == k.nominal {
+		return k.capa
+	}
+	return n.cfg.Transport.PacketRate(r)
 }
 
 // rateChanged is called when flow id's reaction point has moved its rate from old: the flow's
@@ -35,8 +47,8 @@ func (n *Network) rateChanged(id int32, old float64, now engine.Time) {
 	if f.paceAt != 0 {
 		return // the change already held back takes this one with it
 	}
-	if n.cfg.PaceAtOldRate && old > 0 && f.inj >= old {
-		if at := now + ceilPs(n.packetLeft(id, now)*8/old); at > now {
+	if p := n.paced(id, old); n.cfg.PaceAtOldRate && old > 0 && f.inj >= p {
+		if at := now + ceilPs(n.packetLeft(id, now)*8/p); at > now {
 			f.pace, f.paceAt = old, at
 			return
 		}

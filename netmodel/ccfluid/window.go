@@ -97,17 +97,21 @@ func (n *Network) window(id int32, r float64) float64 {
 // ackWaitAt is the expected wait of an ACK at link l, whose backlog is q, besides the backlog:
 // the rest of the data packet in service while the link sends — half a full packet's
 // transmission on average, or with Config.AlignedAcks, when the ACK has waited behind a data
-// packet before (prev > 0: the capacity of the ACK's link before l), the whole packet less the
-// ACK's transmission on that link (see the file's comment).
-func (n *Network) ackWaitAt(l int32, q, prev float64) float64 {
+// packet before (prev ≥ 0: the ACK's link before l), the whole packet less the ACK's
+// transmission on that link (see the file's comment).
+func (n *Network) ackWaitAt(l int32, q float64, prev int32) float64 {
 	lk := &n.links[l]
 	c := n.capOf(l)
 	if c <= 0 || n.cfg.Transport.Payload <= 0 {
 		return 0
 	}
 	pkt := float64(n.cfg.Transport.Full()*8) / c
-	if prev > 0 && n.cfg.AlignedAcks {
-		return busyShare(q, lk.arr, c) * max(pkt-float64(n.cfg.Transport.Ack*8)/prev, 0)
+	if prev >= 0 && n.cfg.AlignedAcks {
+		ack := n.kin[prev].ackSecs // whole nanoseconds (Transport.NanosecondClock)
+		if !n.cfg.Transport.NanosecondClock {
+			ack = float64(n.cfg.Transport.Ack*8) / n.links[prev].capa
+		}
+		return busyShare(q, lk.arr, c) * max(pkt-ack, 0)
 	}
 	return busyShare(q, lk.arr, c) * pkt / 2
 }
@@ -147,9 +151,9 @@ func (n *Network) roundTripSecs(id int32, now engine.Time) float64 {
 		q := n.queueAt(l, now)
 		rtt += q * 8 / lk.capa
 		if k >= f.hops {
-			prev := 0.0 // the capacity of the ACK's link before this one
+			prev := int32(-1) // the ACK's link before this one, if it waited there
 			if behind {
-				prev = n.links[n.arena[f.off+k-1]].capa
+				prev = n.arena[f.off+k-1]
 			}
 			rtt += n.ackWaitAt(l, q, prev)
 			behind = true
@@ -175,9 +179,9 @@ func (n *Network) lastAckWait(id int32, now engine.Time) float64 {
 	for k := f.hops; k < f.hops+f.ack; k++ {
 		l := n.arena[f.off+k]
 		if lk := &n.links[l]; lk.arr > 0 && !lk.paused && n.sendsUntil(l, t) {
-			prev := 0.0
+			prev := int32(-1)
 			if behind {
-				prev = n.links[n.arena[f.off+k-1]].capa
+				prev = n.arena[f.off+k-1]
 			}
 			w += n.ackWaitAt(l, n.queueAt(l, now), prev)
 			behind = true

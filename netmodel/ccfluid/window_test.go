@@ -360,3 +360,51 @@ func TestLastACKWaitsBehindData(t *testing.T) {
 		}
 	}
 }
+
+// On ns-3's clock (Transport.NanosecondClock) a link sends a 9,052-byte packet in whole
+// nanoseconds, rounded down — 25 ns at 2,880 Gb/s, 181 at 400 — and a 60-byte ACK in 0 and 1 ns;
+// a NIC pacing at the line rate keeps up. A lone 1 MiB flow over two 2,880 Gb/s links (25 ns
+// each) is sent after its wire bytes at C = 9052·8/25 ns, its last packet is stored at the
+// switch (fluid.Transport.Tail at C), and its ACK comes back over 50 ns taking no time to send;
+// without the clock, C = 2,880 Gb/s and the ACK 2·60·8/C. Two long flows both ways on 400 Gb/s
+// links, whose NICs send each other's ACKs first: each gets C·181/(181 + 1) on the clock (an ACK's
+// nanosecond per data packet's 181), C·9052/(9052 + 60) without it.
+func TestNanosecondClock(t *testing.T) {
+	const nv = 2880e9
+	for _, clock := range []bool{true, false} {
+		cfg := repoConfig()
+		cfg.Transport = fluid.SimAITransport(9000, 0)
+		cfg.Transport.NanosecondClock = clock
+		cfg.ECN = nil
+		g := star(t, 2, nv, 25*engine.Nanosecond)
+		s, n, rec, _ := setup(t, g, cfg)
+		const size = 1 << 20
+		n.Start([]int32{0, 3}, []int32{2, 1}, size, 1)
+		s.Run()
+		c, ack := 9052*8/25e-9, 0.0
+		if !clock {
+			c, ack = nv, 2*60*8/nv
+		}
+		tr := cfg.Transport
+		sent := float64(tr.Wire(size)*8) / c
+		want := engine.Time(math.Ceil(sent*1e12)) + tr.Tail(size, c, []float64{c, c}) + 100*engine.Nanosecond +
+			engine.Time(math.Ceil(ack*1e12))
+		if got := rec.arrived[1]; got < want-2 || got > want+2 {
+			t.Errorf("clock=%v: a lone flow on NVLink done at %d ps, want %d", clock, got, want)
+		}
+
+		g = star(t, 2, G400, engine.Microsecond)
+		s, n, _, _ = setup(t, g, cfg)
+		flows := []FlowID{n.Start([]int32{0, 3}, []int32{2, 1}, 1<<40, 1), n.Start([]int32{2, 1}, []int32{0, 3}, 1<<40, 2)}
+		s.RunUntil(10 * engine.Microsecond)
+		share := 9052 * 8 / 181e-9 * 181 / 182
+		if !clock {
+			share = G400 * 9052 / (9052 + 60)
+		}
+		for _, f := range flows {
+			if got := n.Injection(f); math.Abs(got-share) > 1e-9*share {
+				t.Errorf("clock=%v: flow %d injects %.4f Gb/s, want %.4f", clock, f, got/1e9, share/1e9)
+			}
+		}
+	}
+}

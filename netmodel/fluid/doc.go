@@ -18,7 +18,8 @@
 // with an empty path is sent at once. With Options.Transport the links carry every packet's
 // headers too (Transport.Wire), and a flow arrives Transport.Tail — its last packet's
 // store-and-forward through the switches — later than delay after it is sent; the caller puts
-// the rest of its protocol (SimAI's ACK back) in delay.
+// the rest of its protocol (SimAI's ACK back) in delay. With Transport.NanosecondClock a link's
+// capacity is what ns-3's whole-nanosecond packet times make of its rate (Transport.PacketRate).
 //
 // # Batches
 //

@@ -274,7 +274,8 @@ func NewWithOptions(s *engine.Scheduler, g *route.Graph, obs Observer, opt Optio
 		links: make([]linkState, nl),
 	}
 	for l := range nl {
-		n.links[l].capa = g.Rate(int32(l))
+		// With Transport.NanosecondClock, what full packets sent back to back make of the rate.
+		n.links[l].capa = opt.Transport.PacketRate(g.Rate(int32(l)))
 	}
 	if opt.TrackBottlenecks {
 		n.bobs, _ = obs.(BottleneckObserver)

@@ -2,6 +2,7 @@ package fluid
 
 import (
 	"math"
+	mbits "math/bits"
 
 	"simd/engine"
 )
@@ -27,6 +28,55 @@ type Transport struct {
 	// AtAck: a flow is done when its sender has the ACK of its last packet (SimAI's rule);
 	// false: when its last byte reaches the receiver (what the receiver could observe).
 	AtAck bool
+	// NanosecondClock: a link sends a packet in whole nanoseconds, rounded down, as SimAI's
+	// ns-3 does (PacketSecs); false: in bits/rate.
+	NanosecondClock bool
+}
+
+// PacketSecs is the time, seconds, a link of rate bits/s takes to send a packet of bytes wire
+// bytes: bytes·8/rate, or with NanosecondClock ⌊bytes·8·10⁹/rate⌋ ns. ns-3's
+// DataRate::CalculateBytesTxTime divides Seconds(bytes·8), an integer count of nanoseconds
+// (the default resolution), by the integer rate, and the integer division rounds down; the
+// NIC's pacing gap (RdmaHw::UpdateNextAvail) is computed the same way. A 9,052-byte packet takes
+// 25 ns on a 2,880 Gb/s NVLink (not 25.14), 181 ns at 400 Gb/s (not 181.04), and a 60-byte ACK
+// takes 0 ns on the NVLink, 1 at 400 Gb/s.
+func (t Transport) PacketSecs(bytes int64, rate float64) float64 {
+	if ns, _, ok := t.packetNs(bytes, rate); ok {
+		return float64(ns) / 1e9
+	}
+	return float64(bytes) * 8 / rate
+}
+
+// packetNs is ns-3's whole nanoseconds for a packet of bytes at rate bits/s, and whether the
+// division was exact; ok is false without NanosecondClock or for sizes and rates it cannot
+// take.
+func (t Transport) packetNs(bytes int64, rate float64) (ns uint64, exact, ok bool) {
+	if !t.NanosecondClock || bytes < 0 || bytes > math.MaxInt64/8 || !(rate >= 1) || rate >= math.MaxUint64 {
+		return 0, false, false
+	}
+	bps := uint64(math.Round(rate))
+	hi, lo := mbits.Mul64(uint64(bytes)*8, 1e9)
+	if hi >= bps {
+		return 0, false, false // a packet of years: no whole-nanosecond count to take
+	}
+	ns, rem := mbits.Div64(hi, lo, bps)
+	return ns, rem == 0, true
+}
+
+// PacketRate is the rate, bits/s, at which full packets leave a link of rate bits/s sent back
+// to back (or a NIC pacing a queue pair at rate): Full·8/PacketSecs(Full, rate). It is rate
+// itself without packets or without NanosecondClock, or when the packet takes whole
+// nanoseconds at rate; otherwise a little more (2,896.6 Gb/s for a 2,880 Gb/s NVLink and
+// 9,000-byte payloads), or rate when a packet would take no time.
+func (t Transport) PacketRate(rate float64) float64 {
+	if t.Payload <= 0 {
+		return rate
+	}
+	ns, exact, ok := t.packetNs(t.Full(), rate)
+	if !ok || exact || ns == 0 {
+		return rate
+	}
+	return float64(t.Full()*8) / (float64(ns) / 1e9)
 }
 
 // Packets is the number of packets of a flow of bytes (at least 1), 1 without packets.

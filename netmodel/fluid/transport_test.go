@@ -181,3 +181,56 @@ func TestNetworkTailKept(t *testing.T) {
 		}
 	}
 }
+
+// ns-3's clock (NanosecondClock): a packet takes ⌊bytes·8·10⁹/rate⌋ whole nanoseconds
+// (DataRate::CalculateBytesTxTime on the default nanosecond resolution), and full packets sent
+// back to back leave at Full·8 over that. Without the clock, bytes·8/rate.
+func TestNanosecondClock(t *testing.T) {
+	ns := SimAITransport(9000, 0)
+	ns.NanosecondClock = true
+	exact := SimAITransport(9000, 0)
+	for _, tc := range []struct {
+		bytes int64
+		rate  float64
+		ns    float64 // seconds on ns-3's clock
+	}{
+		{9052, 2880e9, 25e-9},    // 25.144 ns
+		{9052, 400e9, 181e-9},    // 181.04 ns
+		{9052, 200e9, 362e-9},    // 362.08 ns
+		{4148, 400e9, 82e-9},     // 82.96 ns: a 4,096-byte payload
+		{60, 2880e9, 0},          // an ACK on NVLink: 0.17 ns
+		{60, 400e9, 1e-9},        // 1.2 ns
+		{60, 200e9, 2e-9},        // 2.4 ns
+		{9052, 100e6, 724160e-9}, // exact: 724,160 ns at DCQCN's MIN_RATE
+		{0, 400e9, 0},
+	} {
+		if got := ns.PacketSecs(tc.bytes, tc.rate); got != tc.ns {
+			t.Errorf("%d bytes at %g b/s: %g s on ns-3's clock, want %g", tc.bytes, tc.rate, got, tc.ns)
+		}
+		if got, want := exact.PacketSecs(tc.bytes, tc.rate), float64(tc.bytes*8)/tc.rate; got != want {
+			t.Errorf("%d bytes at %g b/s: %g s exactly, want %g", tc.bytes, tc.rate, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		rate, want float64
+	}{
+		{2880e9, 9052 * 8 / 25e-9},
+		{400e9, 9052 * 8 / 181e-9},
+		{100e6, 100e6}, // a whole number of nanoseconds: the rate itself, exactly
+	} {
+		if got := ns.PacketRate(tc.rate); math.Abs(got-tc.want) > 1e-12*tc.want || tc.want == tc.rate && got != tc.rate {
+			t.Errorf("PacketRate(%g) = %.6f, want %.6f", tc.rate, got, tc.want)
+		}
+		if got := exact.PacketRate(tc.rate); got != tc.rate {
+			t.Errorf("without the clock PacketRate(%g) = %g", tc.rate, got)
+		}
+	}
+	// A packet too large for a whole-nanosecond count in 128 bits, or a rate below 1 b/s, is
+	// taken exactly.
+	if got, want := ns.PacketSecs(1<<40, 1), float64(int64(1<<40)*8); got != want {
+		t.Errorf("huge packet: %g s, want %g", got, want)
+	}
+	if got := ns.PacketRate(0.5); got != 0.5 {
+		t.Errorf("PacketRate(0.5) = %g", got)
+	}
+}

@@ -504,6 +504,7 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 	cfg.Reshape = !opt.ArrivalsAtInjection
 	cfg.AlignedAcks = !opt.AckWaitsAtRandom
 	tr := netmodel.TransportFor(conf, opt.AtArrival)
+	tr.NanosecondClock = !opt.ExactPacketTimes
 	var sim *netmodel.Simulator
 	if !on {
 		sim = netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally, Transport: tr})

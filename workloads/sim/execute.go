@@ -301,6 +301,7 @@ type ProtocolRules struct {
 	FirstWindow string // burst or cap (-first-window; ParseFirstWindow)
 	Forwarding  string // dequeue or injection (-forwarding; ParseForwarding)
 	AckWait     string // aligned or mean (-ack-wait; ParseAckWait)
+	PacketTime  string // ns or exact (-packet-time; ParsePacketTime)
 }
 
 // apply sets opt's protocol rules from r, or returns the first bad value.
@@ -321,7 +322,10 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 	if opt.ArrivalsAtInjection, err = ParseForwarding(r.Forwarding); err != nil {
 		return err
 	}
-	opt.AckWaitsAtRandom, err = ParseAckWait(r.AckWait)
+	if opt.AckWaitsAtRandom, err = ParseAckWait(r.AckWait); err != nil {
+		return err
+	}
+	opt.ExactPacketTimes, err = ParsePacketTime(r.PacketTime)
 	return err
 }
 
@@ -364,6 +368,13 @@ func ParseForwarding(f string) (atInjection bool, err error) {
 // over random phases); it returns EventOptions.AckWaitsAtRandom.
 func ParseAckWait(w string) (atRandom bool, err error) {
 	return parseChoice("-ack-wait", w, "aligned", "mean")
+}
+
+// ParsePacketTime reads -packet-time: SimAI's "ns" (the default, also "": a link sends a packet
+// in whole nanoseconds, rounded down, as ns-3 computes it) or "exact" (bits/rate); it returns
+// EventOptions.ExactPacketTimes.
+func ParsePacketTime(t string) (exact bool, err error) {
+	return parseChoice("-packet-time", t, "ns", "exact")
 }
 
 // parseChoice reads a flag of two values: SimAI's, def (also ""), gives false, the other, alt,

@@ -91,6 +91,9 @@ type EventOptions struct {
 	// data, the mean over random packet phases, instead of a whole packet at the links after
 	// the first, where ns-3's synchronised packets make it wait (ParseAckWait).
 	AckWaitsAtRandom bool
+	// ExactPacketTimes sends a packet in bits/rate instead of the whole nanoseconds, rounded
+	// down, of ns-3's clock (SimAI; ParsePacketTime, fluid.Transport.NanosecondClock).
+	ExactPacketTimes bool
 	// MaxEvents stops the run cleanly after that many events (0: no limit); the result is
 	// then incomplete and Result.Stopped is an EventLimitError.
 	MaxEvents uint64
