@@ -184,7 +184,7 @@ type flow struct {
 	bytes               int64 // payload
 	wire                int64 // bytes on the wire: payload and headers
 	start               engine.Time
-	roundB              float64 // DCTCP, HPCC: bytes injected when the current round began
+	pr                  float64 // the rate its NIC paces it at now (sendRate; repace)
 	ccT                 engine.Timer
 	roundT              engine.Timer
 	bn                  int32  // the link where the last byte waited longest, -1 when it never waited
@@ -315,6 +315,7 @@ type Network struct {
 	dctcpRP []cc.DCTCP
 	hpccRP  []cc.HPCC
 	hpccTx  []hpccPrev
+	roundB  []float64     // DCTCP, HPCC: bytes a flow slot had injected when its current round began
 	open    []openState   // per flow slot, with FirstWindowBurst (opening.go)
 	hops    []cc.HopState // scratch
 
@@ -329,6 +330,10 @@ type Network struct {
 	dcqcnOf    []*cc.DCQCNConfig // per directed link: the DCQCN configuration of flows starting on it
 	wterms     []wterm           // scratch: windowTarget's flows
 	ackShare   float64           // ACK bytes per data byte on the wire: Transport Ack/Full
+	// ackDiv, per directed link: what a NIC port that keeps room for ACKs divides its rate by
+	// for its data, 1 + ackShare, or with Transport.NanosecondClock (full + ack)/full of their
+	// whole-nanosecond times (shareNIC).
+	ackDiv []float64
 
 	stats Stats
 
@@ -353,6 +358,7 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	nl := g.NumDirLinks()
 	n.links = make([]link, nl)
 	n.kin = make([]linkKin, nl)
+	n.ackDiv = make([]float64, nl)
 	tr := cfg.Transport
 	if tr.Payload > 0 {
 		n.ackShare = float64(tr.Ack) / float64(tr.Full())
@@ -363,14 +369,15 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 		// it sends is what full packets back to back make of it (Transport.PacketRate).
 		nominal := g.Rate(int32(l))
 		k.capa = tr.PacketRate(nominal)
-		n.kin[l] = linkKin{capa: k.capa, inv: 1 / k.capa, delay: g.Delay(int32(l)), nominal: nominal, ackDiv: 1 + n.ackShare}
+		n.kin[l] = linkKin{capa: k.capa, inv: 1 / k.capa, delay: g.Delay(int32(l))}
+		n.ackDiv[l] = 1 + n.ackShare
 		if tr.Payload > 0 {
 			n.kin[l].ackSecs = tr.PacketSecs(tr.Ack, nominal)
 			if tr.NanosecondClock {
 				// A port that answers as many packets as it sends spends an ACK's time per
 				// data packet: its data gets full/(full + ack) of its time.
 				if full := tr.PacketSecs(tr.Full(), nominal); full > 0 {
-					n.kin[l].ackDiv = (full + n.kin[l].ackSecs) / full
+					n.ackDiv[l] = (full + n.kin[l].ackSecs) / full
 				}
 			}
 		}
@@ -419,7 +426,7 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	if n.mode == ModeDCQCN {
 		n.dcqcnOf = make([]*cc.DCQCNConfig, nl)
 		for l := range n.dcqcnOf {
-			n.dcqcnOf[l] = n.dcqcn[n.kin[l].nominal]
+			n.dcqcnOf[l] = n.dcqcn[g.Rate(int32(l))]
 		}
 	}
 	if cfg.Reshape {
@@ -512,14 +519,15 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 		return FlowID(id)
 	}
 	first := path[0]
-	f.line = n.kin[first].nominal
-	f.marks, f.roundB, f.roundT = 0, 0, engine.Timer{}
+	f.line = n.g.Rate(first) // its nominal rate: the links' capa may be Transport.PacketRate's
+	f.marks, f.roundT = 0, engine.Timer{}
 	switch n.mode {
 	case ModeDCQCN:
 		f.rp = cc.NewDCQCN(n.dcqcnOf[first], now)
 	case ModeDCTCP:
 		for int(id) >= len(n.dctcpRP) {
 			n.dctcpRP = append(n.dctcpRP, cc.DCTCP{})
+			n.roundB = append(n.roundB, 0)
 		}
 		n.dctcpRP[id] = cc.NewDCTCP(n.dctcp[f.line])
 		n.armRound(id)
@@ -527,11 +535,13 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 		for int(id) >= len(n.hpccRP) {
 			n.hpccRP = append(n.hpccRP, cc.HPCC{})
 			n.hpccTx = append(n.hpccTx, hpccPrev{})
+			n.roundB = append(n.roundB, 0)
 		}
 		n.hpccRP[id] = cc.NewHPCC(n.hpcc[f.line])
 		n.hpccTx[id] = hpccPrev{}
 		n.armRound(id)
 	}
+	n.repace(id)
 	n.beginOpening(id, now)
 	f.extent = n.extentOf(f)
 	n.links[first].src = append(n.links[first].src, id)
@@ -579,10 +589,9 @@ type linkKin struct {
 	capa  float64
 	inv   float64
 	delay engine.Time
-	// Its rate as the topology gives it (capa is what it sends: Transport.PacketRate), the
-	// time an ACK takes on it (Transport.PacketSecs), and what its data's share of a port that
-	// keeps room for ACKs is divided by (shareNIC).
-	nominal, ackSecs, ackDiv float64
+	// ackSecs is the time an ACK takes on it (Transport.PacketSecs at its nominal rate; capa
+	// is what it sends: Transport.PacketRate).
+	ackSecs float64
 }
 
 // extentOf is the number of hops the flow's injection reaches: up to and including the first
@@ -889,13 +898,13 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 		// The NIC sends its ACKs first: receiving as much as it sends, it answers ackShare of
 		// its data rate, d·(1 + ackShare) = c (with Transport.NanosecondClock, an ACK's whole
 		// nanoseconds per data packet's: ackDiv).
-		c /= n.kin[l].ackDiv
+		c /= n.ackDiv[l]
 	}
 	n.fill = n.fill[:0]
 	total := 0.0
 	for _, id := range lk.src {
 		d := n.flows[id].dem
-		if n.flows[id].stale || !n.windowed() {
+		if n.flows[id].stale {
 			d = n.demand(id, now)
 		}
 		n.fill = append(n.fill, fillItem{d, id})

@@ -20,24 +20,24 @@ import "simd/engine"
 // together at its end, as ns-3 sends its next packet at the rate it has then.
 
 // sendRate is the rate flow id's NIC paces it at: its reaction point's rate, or the rate before
-// a change still held back.
-func (n *Network) sendRate(id int32) float64 {
-	f := &n.flows[id]
-	if f.paceAt != 0 {
-		return n.paced(id, f.pace)
-	}
-	return n.paced(id, n.ccRate(id))
-}
+// a change still held back — with Transport.NanosecondClock what the NIC's gaps of whole
+// nanoseconds make of it (Transport.PacketRate). It is read for every flow of a link whenever
+// the link's windows are checked (windowTarget: 1,023 flows a port in an all-to-all over 1,024
+// GPUs), so it is kept with the flow (repace) rather than computed there.
+func (n *Network) sendRate(id int32) float64 { return n.flows[id].pr }
 
-// paced is what flow id's NIC sends at when it paces the flow at rate r: r, or with
-// Transport.NanosecondClock its gaps of whole nanoseconds make it (Transport.PacketRate); at
-// the line rate that is its first link's.
-func (n *Network) paced(id int32, r float64) float64 {
+// repace brings flow id's paced rate (sendRate) in line with its reaction point's rate and the
+// change its NIC holds back: called whenever either moves.
+func (n *Network) repace(id int32) {
 	f := &n.flows[id]
-	if k := &n.kin[n.arena[f.off]]; r == k.nominal {
-		return k.capa
+	r := n.ccRate(id)
+	if f.paceAt != 0 {
+		r = f.pace
 	}
-	return n.cfg.Transport.PacketRate(r)
+	f.pr = n.cfg.Transport.PacketRate(r)
+	if !n.cfg.Transport.NanosecondClock {
+		f.pr = r
+	}
 }
 
 // rateChanged is called when flow id's reaction point has moved its rate from old: the flow's
@@ -47,12 +47,14 @@ func (n *Network) rateChanged(id int32, old float64, now engine.Time) {
 	if f.paceAt != 0 {
 		return // the change already held back takes this one with it
 	}
-	if p := n.paced(id, old); n.cfg.PaceAtOldRate && old > 0 && f.inj >= p {
+	// Its paced rate is still old's (sendRate): the NIC sends at it until the change is taken.
+	if p := f.pr; n.cfg.PaceAtOldRate && old > 0 && f.inj >= p {
 		if at := now + ceilPs(n.packetLeft(id, now)*8/p); at > now {
 			f.pace, f.paceAt = old, at
 			return
 		}
 	}
+	n.repace(id)
 	n.flowStale(id)
 }
 
@@ -64,6 +66,7 @@ func (n *Network) paceDue(id int32, now engine.Time) {
 		return
 	}
 	f.paceAt = 0
+	n.repace(id)
 	if n.ccRate(id) != f.pace {
 		n.flowStale(id)
 	}

@@ -30,6 +30,10 @@ func (n *Network) ccRate(id int32) float64 {
 func (n *Network) demand(id int32, now engine.Time) float64 {
 	r := n.sendRate(id)
 	if !n.windowed() {
+		// It stands until its rate moves (flowStale), as a windowed flow's does: its port's
+		// next sharing takes it as it is, without the paced rate's arithmetic again.
+		f := &n.flows[id]
+		f.dem, f.stale = r, false
 		return r
 	}
 	rtt := n.roundTripSecs(id, now)
@@ -68,7 +72,7 @@ func (n *Network) roundTrip(id int32, now engine.Time) engine.Time {
 func (n *Network) armRound(id int32) {
 	f := &n.flows[id]
 	now := n.s.Now()
-	f.roundB = n.injected(id, now)
+	n.roundB[id] = n.injected(id, now)
 	f.marks = 0
 	n.setTimer(&f.roundT, n.roundTrip(id, now), id, evRound|int64(f.gen)<<24)
 }
@@ -95,7 +99,7 @@ func (n *Network) round(id int32, now engine.Time) {
 	changed := false
 	switch n.mode {
 	case ModeDCTCP:
-		pkts := (n.injected(id, now) - f.roundB) / n.cfg.PacketBytes
+		pkts := (n.injected(id, now) - n.roundB[id]) / n.cfg.PacketBytes
 		frac := 0.0
 		if pkts > 0 {
 			frac = min(float64(f.marks)/pkts, 1)
@@ -133,6 +137,7 @@ func (n *Network) round(id int32, now engine.Time) {
 	}
 	if changed {
 		n.stats.RateChanges++
+		n.repace(id)
 		n.flowStale(id)
 	}
 	n.armRound(id)

@@ -49,18 +49,31 @@ func (t Transport) PacketSecs(bytes int64, rate float64) float64 {
 
 // packetNs is ns-3's whole nanoseconds for a packet of bytes at rate bits/s, and whether the
 // division was exact; ok is false without NanosecondClock or for sizes and rates it cannot
-// take.
+// take. It is on the hot path (a NIC's demands, every time its flows share it): where the
+// dividend and the rate are below 2^53 the quotient is taken in float64, whose operands and
+// products are then exact integers, and put right by one where the division rounded across an
+// integer; 128-bit integers otherwise.
 func (t Transport) packetNs(bytes int64, rate float64) (ns uint64, exact, ok bool) {
 	if !t.NanosecondClock || bytes < 0 || bytes > math.MaxInt64/8 || !(rate >= 1) || rate >= math.MaxUint64 {
 		return 0, false, false
 	}
-	bps := uint64(math.Round(rate))
+	bps := math.Round(rate)
+	if bytes < 1<<20 && bps < 1<<53 {
+		x := float64(bytes*8) * 1e9 // < 2^53: exact
+		q := math.Floor(x / bps)
+		if q*bps > x {
+			q--
+		} else if (q+1)*bps <= x {
+			q++
+		}
+		return uint64(q), q*bps == x, true
+	}
 	hi, lo := mbits.Mul64(uint64(bytes)*8, 1e9)
-	if hi >= bps {
+	if hi >= uint64(bps) {
 		return 0, false, false // a packet of years: no whole-nanosecond count to take
 	}
-	ns, rem := mbits.Div64(hi, lo, bps)
-	return ns, rem == 0, true
+	q, rem := mbits.Div64(hi, lo, uint64(bps))
+	return q, rem == 0, true
 }
 
 // PacketRate is the rate, bits/s, at which full packets leave a link of rate bits/s sent back
