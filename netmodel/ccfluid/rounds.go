@@ -127,7 +127,8 @@ func (n *Network) round(id int32, now engine.Time) {
 				tx = (lk.qs.served - prev.served[k]) * 8 / secs(now-prev.at)
 			}
 			prev.served[k] = lk.qs.served
-			n.hops = append(n.hops, cc.HopState{QueueBytes: lk.qs.q, TxRate: tx, LinkRate: lk.capa})
+			// The INT carries the port's nominal rate (capa may be Transport.PacketRate's).
+			n.hops = append(n.hops, cc.HopState{QueueBytes: lk.qs.q, TxRate: tx, LinkRate: n.g.Rate(l)})
 			k++
 		}
 		prev.at, prev.n = now, k
