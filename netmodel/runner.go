@@ -112,8 +112,11 @@ type Simulator struct {
 
 	// tr is the transport (Options.Transport, or the congestion-controlled network's);
 	// ackBuf holds the route of a flow's ACKs while the flow starts.
-	tr     fluid.Transport
-	ackBuf []int32
+	tr fluid.Transport
+	// ackSecs, in the ideal model on ns-3's clock: an ACK's whole nanoseconds on each directed
+	// link (Transport.PacketSecs), which doneDelay sums over a route back.
+	ackSecs []float64
+	ackBuf  []int32
 
 	// failed holds the links taken down so far (LinkDown), moved the flows to reroute.
 	failed []failedLink
@@ -295,6 +298,13 @@ type arrivedParents struct {
 // NewSimulator builds the network over fab's graph; flows are scheduled on s.
 func NewSimulator(s *engine.Scheduler, fab *Fabric, opt Options) *Simulator {
 	m := &Simulator{s: s, fab: fab, tr: opt.Transport}
+	if tr := opt.Transport; tr.NanosecondClock && tr.AtAck {
+		g := fab.Graph
+		m.ackSecs = make([]float64, g.NumDirLinks())
+		for l := range m.ackSecs {
+			m.ackSecs[l] = tr.PacketSecs(tr.Ack, g.Rate(int32(l)))
+		}
+	}
 	m.ideal = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true, Transport: opt.Transport})
 	m.net = m.ideal
 	m.hid = s.Register(m)
@@ -654,10 +664,13 @@ func (m *Simulator) doneDelay(ps *pairState, delay engine.Time, ack []int32) eng
 	var inv, secs float64
 	for _, l := range ack {
 		back += g.Delay(l)
-		inv += 1 / g.Rate(l)
-		secs += m.tr.PacketSecs(m.tr.Ack, g.Rate(l))
+		if m.ackSecs != nil {
+			secs += m.ackSecs[l]
+		} else {
+			inv += 1 / g.Rate(l)
+		}
 	}
-	if !m.tr.NanosecondClock {
+	if m.ackSecs == nil {
 		secs = float64(float64(m.tr.Ack*8) * inv)
 	}
 	back += ceilSeconds(secs)
