@@ -519,12 +519,15 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 		return FlowID(id)
 	}
 	first := path[0]
-	f.line = n.g.Rate(first) // its nominal rate: the links' capa may be Transport.PacketRate's
 	f.marks, f.roundT = 0, engine.Timer{}
 	switch n.mode {
 	case ModeDCQCN:
-		f.rp = cc.NewDCQCN(n.dcqcnOf[first], now)
+		// Its line rate is its first link's nominal one (capa may be Transport.PacketRate's),
+		// which keys the link's DCQCN configuration.
+		c := n.dcqcnOf[first]
+		f.line, f.rp = c.LineRate, cc.NewDCQCN(c, now)
 	case ModeDCTCP:
+		f.line = n.g.Rate(first)
 		for int(id) >= len(n.dctcpRP) {
 			n.dctcpRP = append(n.dctcpRP, cc.DCTCP{})
 			n.roundB = append(n.roundB, 0)
@@ -532,6 +535,7 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 		n.dctcpRP[id] = cc.NewDCTCP(n.dctcp[f.line])
 		n.armRound(id)
 	case ModeHPCC:
+		f.line = n.g.Rate(first)
 		for int(id) >= len(n.hpccRP) {
 			n.hpccRP = append(n.hpccRP, cc.HPCC{})
 			n.hpccTx = append(n.hpccTx, hpccPrev{})

@@ -34,9 +34,13 @@ func (n *Network) repace(id int32) {
 	if f.paceAt != 0 {
 		r = f.pace
 	}
-	f.pr = n.cfg.Transport.PacketRate(r)
-	if !n.cfg.Transport.NanosecondClock {
+	switch {
+	case !n.cfg.Transport.NanosecondClock:
 		f.pr = r
+	case r == f.line:
+		f.pr = n.links[n.arena[f.off]].capa // PacketRate of its first link's rate, computed once
+	default:
+		f.pr = n.cfg.Transport.PacketRate(r)
 	}
 }
 
