@@ -74,6 +74,8 @@ func TestStructuralValidation(t *testing.T) {
 			`simd: -forwarding "enqueue": expected dequeue or injection`},
 		{"unknown ACK wait rule", []string{"-w", "micro.txt", "-n", "good_topo", "-ack-wait", "random"},
 			`simd: -ack-wait "random": expected aligned or mean`},
+		{"unknown packet-time rule", []string{"-w", "micro.txt", "-n", "good_topo", "-packet-time", "ps"},
+			`simd: -packet-time "ps": expected ns or exact`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
