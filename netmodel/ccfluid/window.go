@@ -107,11 +107,9 @@ func (n *Network) ackWaitAt(l int32, q float64, prev int32) float64 {
 	}
 	pkt := float64(n.cfg.Transport.Full()*8) / c
 	if prev >= 0 && n.cfg.AlignedAcks {
-		ack := n.kin[prev].ackSecs // whole nanoseconds (Transport.NanosecondClock)
-		if !n.cfg.Transport.NanosecondClock {
-			ack = float64(n.cfg.Transport.Ack*8) / n.links[prev].capa
-		}
-		return busyShare(q, lk.arr, c) * max(pkt-ack, 0)
+		// The ACK's transmission on the link before (Transport.PacketSecs: 8A/C, or its whole
+		// nanoseconds on ns-3's clock).
+		return busyShare(q, lk.arr, c) * max(pkt-n.kin[prev].ackSecs, 0)
 	}
 	return busyShare(q, lk.arr, c) * pkt / 2
 }

@@ -306,27 +306,26 @@ type ProtocolRules struct {
 
 // apply sets opt's protocol rules from r, or returns the first bad value.
 func (r ProtocolRules) apply(opt *EventOptions) error {
-	var err error
-	if opt.AtArrival, err = ParseCompletion(r.Completion); err != nil {
-		return err
+	for _, rule := range []struct {
+		value string
+		parse func(string) (bool, error)
+		to    *bool
+	}{
+		{r.Completion, ParseCompletion, &opt.AtArrival},
+		{r.Pacing, ParsePacing, &opt.PaceAtOnce},
+		{r.ECNMarking, ParseECNMarking, &opt.MarkOnEnqueue},
+		{r.FirstWindow, ParseFirstWindow, &opt.WindowCapFromStart},
+		{r.Forwarding, ParseForwarding, &opt.ArrivalsAtInjection},
+		{r.AckWait, ParseAckWait, &opt.AckWaitsAtRandom},
+		{r.PacketTime, ParsePacketTime, &opt.ExactPacketTimes},
+	} {
+		v, err := rule.parse(rule.value)
+		if err != nil {
+			return err
+		}
+		*rule.to = v
 	}
-	if opt.PaceAtOnce, err = ParsePacing(r.Pacing); err != nil {
-		return err
-	}
-	if opt.MarkOnEnqueue, err = ParseECNMarking(r.ECNMarking); err != nil {
-		return err
-	}
-	if opt.WindowCapFromStart, err = ParseFirstWindow(r.FirstWindow); err != nil {
-		return err
-	}
-	if opt.ArrivalsAtInjection, err = ParseForwarding(r.Forwarding); err != nil {
-		return err
-	}
-	if opt.AckWaitsAtRandom, err = ParseAckWait(r.AckWait); err != nil {
-		return err
-	}
-	opt.ExactPacketTimes, err = ParsePacketTime(r.PacketTime)
-	return err
+	return nil
 }
 
 // ParseCompletion reads -completion: SimAI's "ack" (the default, also "") or "arrival"; it
