@@ -31,7 +31,7 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.Conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
 	fs.StringVar(&o.Completion, "completion", "ack", "event mode: when a transfer is done, `RULE` ack (SimAI's: the sender has the ACK of its last packet) or arrival (its last byte reaches the receiver)")
-	fs.StringVar(&o.AckWait, "ack-wait", "aligned", "event mode: what an ACK waits for behind data, `RULE` aligned (SimAI's: half a data packet at the first link of its route that sends, a whole one at each later) or mean (half a packet at each)")
+	fs.StringVar(&o.AckWait, "ack-wait", "locked", "event mode: what an ACK waits for behind data, `RULE` locked (SimAI's: half a data packet at the first link of its route that sends; a whole one at each later where the flows started together, half elsewhere), aligned (a whole one at each later) or mean (half a packet at each)")
 	fs.StringVar(&o.Forwarding, "forwarding", "dequeue", "event mode: what a switch port passes on, `RULE` dequeue (SimAI's: what leaves its queue, in the proportions its bytes arrived in) or injection (every link of a path receives the sender's rate at once)")
 	fs.StringVar(&o.FirstWindow, "first-window", "burst", "event mode: how a windowed flow starts, `RULE` burst (SimAI's: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)")
 	fs.StringVar(&o.PacketTime, "packet-time", "ns", "event mode: how long a link takes to send a packet, `RULE` ns (SimAI's: whole nanoseconds, rounded down) or exact (bits / rate)")

@@ -73,7 +73,7 @@ func TestStructuralValidation(t *testing.T) {
 		{"unknown forwarding rule", []string{"-w", "micro.txt", "-n", "good_topo", "-forwarding", "enqueue"},
 			`simd: -forwarding "enqueue": expected dequeue or injection`},
 		{"unknown ACK wait rule", []string{"-w", "micro.txt", "-n", "good_topo", "-ack-wait", "random"},
-			`simd: -ack-wait "random": expected aligned or mean`},
+			`simd: -ack-wait "random": expected locked, aligned or mean`},
 		{"unknown packet-time rule", []string{"-w", "micro.txt", "-n", "good_topo", "-packet-time", "ps"},
 			`simd: -packet-time "ps": expected ns or exact`},
 	}

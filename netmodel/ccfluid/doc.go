@@ -13,8 +13,9 @@
 // round, link rate) for HPCC. With HAS_WIN every flow also has SimAI's window (window.go): it
 // may have ⌈window/payload⌉ packets in flight, so its injection is at most that over its round
 // trip, which counts the queues of its path and of its ACKs' route and the ACKs' waits behind
-// data packets in service (with Config.AlignedAcks a whole packet at each sending link after
-// the first, as ns-3's unjittered packets make them); with Config.FirstWindowBurst its first round trip is ns-3's instead
+// data packets in service (with Config.AckWait a whole packet at each sending link after the
+// first where the packet grids are locked, as ns-3's unjittered packets make them for flows
+// that start together); with Config.FirstWindowBurst its first round trip is ns-3's instead
 // (opening.go): its first window at its rate, then nothing until its first ACK. The flows that start on one port (a GPU's NIC or NVLink port)
 // share it as ns-3's NIC serves its queue pairs, in turn, each paced at its own rate: max-min
 // fair with the reaction points' rates (and windows) as caps, after the ACKs the port sends

@@ -89,11 +89,14 @@ type Config struct {
 	// bytes arrived in (reshape.go); false lets every link of a path receive the flow's
 	// injection at once.
 	Reshape bool
-	// AlignedAcks makes an ACK that has already waited behind a data packet on its route wait
-	// a whole data packet, less its own transmission, at every later link of the route that
-	// sends, as in ns-3, whose packets keep the phases their synchronised senders gave them
-	// (window.go); false charges every such link half a packet, the mean over random phases.
-	AlignedAcks bool
+	// AckWait is what an ACK that has already waited behind a data packet on its route waits
+	// for at each later link of the route that sends (window.go): half a data packet, the mean
+	// over random phases (AckWaitMean, the zero value), the whole packet less its own
+	// transmission (AckWaitAligned), or the whole packet where the packet grids are locked —
+	// the ACK's flow and the data at the two links started within the flow's one-way time of
+	// each other — and half elsewhere
+	// (AckWaitLocked, as in SimAI's ns-3).
+	AckWait AckWait
 }
 
 // Stats are the network's counters.
@@ -305,7 +308,11 @@ type Network struct {
 	weights     []linkWeights
 	dirtyShares []int32
 	links       []link
-	sw          []pfcSwitch
+	// With AckWaitLocked (window.go): per directed link, the range of its flows' starts; the
+	// longest one-way time of a flow so far, seconds.
+	starts    []startRange
+	maxOneWay float64
+	sw        []pfcSwitch
 
 	dcqcn map[float64]*cc.DCQCNConfig // per line rate
 	dctcp map[float64]*cc.DCTCPConfig
@@ -431,6 +438,9 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	}
 	if cfg.Reshape {
 		n.weights = make([]linkWeights, nl)
+	}
+	if cfg.AckWait == AckWaitLocked {
+		n.starts = make([]startRange, nl)
 	}
 	if cfg.PFC {
 		if err := n.buildSwitches(); err != nil {
@@ -584,6 +594,7 @@ func (n *Network) times(f *flow) {
 		ackProp = f.delay // no route given: the ACK comes back as the data went
 	}
 	f.rtt0 = secs(f.delay+ackProp) + float64(float64(tr.Full()*8)*inv) + ackSecs
+	n.maxOneWay = max(n.maxOneWay, f.rtt0-secs(f.ackDelay))
 }
 
 // linkKin is what a flow's times and its last packet's tail need of a directed link: its

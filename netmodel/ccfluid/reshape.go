@@ -324,6 +324,9 @@ func (n *Network) joinList(l, id, k int32) {
 	lk := &n.links[l]
 	n.apos[n.flows[id].off+k] = int32(len(lk.on))
 	lk.on = append(lk.on, entry{id, k})
+	if n.starts != nil {
+		n.starts[l].join(n.flows[id].start, len(lk.on))
+	}
 	if n.reshape() {
 		n.weights[l].rt = append(n.weights[l].rt, hopRates{})
 	}
@@ -332,7 +335,11 @@ func (n *Network) joinList(l, id, k int32) {
 // leaveList removes the entry at arena position p from link l's flow list.
 func (n *Network) leaveList(l, p int32) {
 	pos := n.apos[p]
-	n.links[l].on = n.removeAt(n.links[l].on, pos)
+	lk := &n.links[l]
+	if n.starts != nil {
+		n.starts[l].leave(n.flows[lk.on[pos].f].start, len(lk.on)-1)
+	}
+	lk.on = n.removeAt(lk.on, pos)
 	if n.reshape() {
 		rt := n.weights[l].rt
 		last := len(rt) - 1

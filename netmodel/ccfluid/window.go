@@ -25,19 +25,22 @@ import (
 //     the link is sending data (an ACK leaves the receiver's NIC ahead of queued data, ns-3's
 //     high-priority ACK queue, but it cannot interrupt the packet on the wire; in a switch it
 //     waits behind the queue too). At the first such link that is on average half a full
-//     packet's transmission. At the later ones it is, with Config.AlignedAcks, the whole
-//     packet less the ACK's own transmission at the link before: the ACK left that link just
-//     after a data packet, and in ns-3 the packets at the next link started just as that one
-//     arrived there — the same packet when the data goes on the ACK's way (two flows in
-//     opposite directions), or one of a sender that started at the same instant (the steps
-//     of a collective) — so the ACK arrives 8A/C after a packet started there. Measured in
+//     packet's transmission. At the later ones it is, where the packet grids are locked
+//     (AckWaitLocked, lockedStarts; always with AckWaitAligned), the whole packet less the
+//     ACK's own transmission at the link before: the ACK left that link just after a data
+//     packet, and in ns-3 the packets at the next link started just as that one arrived
+//     there — the same packet when the data goes on the ACK's way (two flows in opposite
+//     directions), or one of a sender that started at the same instant (the steps of a
+//     collective) — so the ACK arrives 8A/C after a packet started there; where they are not
+//     (flows started apart), half a packet again. Measured in
 //     SimAI's ns-3 on two 4 MiB flows in opposite directions over one 400 Gb/s switch, whose
 //     ACKs wait 86 ns at the receiver's NIC and 180 ns at the switch (T = 181 ns), and whose
 //     window of one bandwidth-delay product leaves 170 ns to spare: both take 89.9 µs, 3.9%
 //     more than alone; the mean (90 + 90 ns) would make it 0.7%. Started 10–180 ns apart
 //     the flows still take 89.8–90.0 µs (at 90 ns apart, 87.2 µs: a phase at which the
 //     waits fall short of the spare); a ring of four such flows started together takes 89.9
-//     µs, started 37–150 ns apart 88.5 µs.
+//     µs, started 37–150 ns apart 88.5 µs. Started microseconds apart, pairs and rings take
+//     86.96–87.44 µs, as half-packet waits make them (lockedStarts).
 //   - Queue targets. When a queue grows, the flows crossing it slow down as their round trips
 //     grow, until what they send equals what the link sends: the backlog settles where
 //     Σ min(u_i, 8·W_i/RTT_i(q)) = C, u_i being what flow i could send without the window.
@@ -94,11 +97,25 @@ func (n *Network) window(id int32, r float64) float64 {
 	return w
 }
 
+// AckWait is what an ACK that has already waited behind a data packet waits for at each later
+// link of its route that sends (Config.AckWait; see the file's comment).
+type AckWait uint8
+
+const (
+	// AckWaitMean charges half a data packet at every such link: the mean over random phases.
+	AckWaitMean AckWait = iota
+	// AckWaitAligned charges the whole packet less the ACK's transmission at the link before.
+	AckWaitAligned
+	// AckWaitLocked charges the whole packet where the packet grids are locked
+	// (lockedStarts) and half a packet elsewhere: SimAI's ns-3.
+	AckWaitLocked
+)
+
 // ackWaitAt is the expected wait of an ACK at link l, whose backlog is q, besides the backlog:
 // the rest of the data packet in service while the link sends — half a full packet's
-// transmission on average, or with Config.AlignedAcks, when the ACK has waited behind a data
-// packet before (prev ≥ 0: the ACK's link before l), the whole packet less the ACK's
-// transmission on that link (see the file's comment).
+// transmission on average, or, when the ACK has waited behind a data packet before in step
+// with the data at l (prev ≥ 0: the ACK's link before l; ackPrev), the whole packet less the
+// ACK's transmission on that link (see the file's comment).
 func (n *Network) ackWaitAt(l int32, q float64, prev int32) float64 {
 	lk := &n.links[l]
 	c := n.capOf(l)
@@ -106,12 +123,127 @@ func (n *Network) ackWaitAt(l int32, q float64, prev int32) float64 {
 		return 0
 	}
 	pkt := float64(n.cfg.Transport.Full()*8) / c
-	if prev >= 0 && n.cfg.AlignedAcks {
+	if prev >= 0 {
 		// The ACK's transmission on the link before (Transport.PacketSecs: 8A/C, or its whole
 		// nanoseconds on ns-3's clock).
 		return busyShare(q, lk.arr, c) * max(pkt-n.kin[prev].ackSecs, 0)
 	}
 	return busyShare(q, lk.arr, c) * pkt / 2
+}
+
+// ackPrev is the link ackWaitAt takes as the one before link l, the k-th link of flow id's
+// arena chunk, where the ACK left a data packet it had waited behind: the link before l when
+// the ACK has waited at a link before (waited ≥ 0, the last such) and the rule puts l's packets
+// in step with those it waited behind there (always with AckWaitAligned; where their grids are
+// locked with AckWaitLocked); else -1.
+func (n *Network) ackPrev(id, k, l, waited int32) int32 {
+	if waited < 0 || n.cfg.AckWait == AckWaitMean {
+		return -1
+	}
+	if n.cfg.AckWait == AckWaitLocked && !n.lockedStarts(id, waited, l) {
+		return -1
+	}
+	return n.arena[n.flows[id].off+k-1]
+}
+
+// lockedStarts reports whether the packet grids that flow id's ACK meets at links prev and l
+// are locked, so that the ACK, having waited behind a data packet at prev, finds l's packet
+// just begun. In ns-3 every NIC link has the same delay and every packet the same size, so
+// flows that start together send on one grid of packet times, which their windows' ACK
+// clocking then keeps; flows started apart do not, and an ACK finds a packet at a random point
+// of its transmission. Measured in SimAI's ns-3 (two 4 MiB flows in opposite directions over
+// one 400 Gb/s switch, and rings of four): started within the flow's one-way time of each
+// other (1,362 ns there: its first packet's way to the receiver, whose first ACKs then meet
+// the other's packets) they run 3.9% over a flow alone, as whole-packet waits make them;
+// started 1.5–40 µs apart, 0.3–1.1% over, as half-packet waits make them (the pair: 89.8–90.3
+// µs against 87.0–87.5; flows_pairs4MB_apart__DCNS16, flows_rings4MB_apart__DCNS32). The
+// grids are locked when flow id and the flows sending data over prev and over l all started
+// within flow id's one-way time of each other. (A ring whose four flows start 500 ns apart,
+// 1.5 µs from first to last, runs as unlocked in ns-3, although two of its ACKs meet data
+// started within their one-way time; the data's own starts, 1 µs apart, decide there. Taking
+// a packet time as the bound for the data's starts gets that ring right, but the rings of
+// collectives without send latency, whose steps start a few hundred nanoseconds apart, wrong.)
+func (n *Network) lockedStarts(id, prev, l int32) bool {
+	a, b := n.startsOf(prev), n.startsOf(l)
+	if a == nil || b == nil {
+		return false
+	}
+	f := &n.flows[id]
+	lo, hi := min(a.lo, b.lo, f.start), max(a.hi, b.hi, f.start)
+	return secs(hi-lo) <= f.rtt0-secs(f.ackDelay) // its first packet's way to the receiver
+}
+
+// startRange is the earliest and latest start of the flows crossing a link, and how many
+// started then.
+type startRange struct {
+	lo, hi       engine.Time
+	nLo, nHi     int32
+	dirty        bool        // a flow at one of the ends has left: to be found again (startsOf)
+	sigLo, sigHi engine.Time // lo and hi when the flows whose ACKs cross the link last looked (checkShare)
+}
+
+// join counts a flow started at s, the k-th flow of the link.
+func (r *startRange) join(s engine.Time, k int) {
+	switch {
+	case k == 1:
+		r.lo, r.hi, r.nLo, r.nHi, r.dirty = s, s, 1, 1, false
+		return
+	case r.dirty:
+		return
+	}
+	if s < r.lo {
+		r.lo, r.nLo = s, 1
+	} else if s == r.lo {
+		r.nLo++
+	}
+	if s > r.hi {
+		r.hi, r.nHi = s, 1
+	} else if s == r.hi {
+		r.nHi++
+	}
+}
+
+// leave takes out a flow started at s; left flows stay.
+func (r *startRange) leave(s engine.Time, left int) {
+	if left == 0 || r.dirty {
+		r.dirty = left > 0
+		return
+	}
+	if s == r.lo {
+		r.nLo--
+	}
+	if s == r.hi {
+		r.nHi--
+	}
+	r.dirty = r.nLo == 0 || r.nHi == 0
+}
+
+// startsOf is link l's start range, found again if a flow at one of its ends has left; nil
+// when no flow crosses the link.
+func (n *Network) startsOf(l int32) *startRange {
+	lk, r := &n.links[l], &n.starts[l]
+	if len(lk.on) == 0 {
+		return nil
+	}
+	if r.dirty {
+		r.dirty, r.lo, r.hi = false, engine.Never, -1
+		for _, e := range lk.on {
+			s := n.flows[e.f].start
+			if s < r.lo {
+				r.lo, r.nLo = s, 0
+			}
+			if s > r.hi {
+				r.hi, r.nHi = s, 0
+			}
+			if s == r.lo {
+				r.nLo++
+			}
+			if s == r.hi {
+				r.nHi++
+			}
+		}
+	}
+	return r
 }
 
 // busyShare is the share of the time a link of capacity c with backlog q and arrivals arr
@@ -139,7 +271,7 @@ func (n *Network) queueAt(l int32, now engine.Time) float64 {
 func (n *Network) roundTripSecs(id int32, now engine.Time) float64 {
 	f := &n.flows[id]
 	rtt := f.rtt0
-	behind := false // the ACK has waited behind a data packet at a link before
+	waited := int32(-1) // the last link before where the ACK waited behind a data packet
 	for k := range f.hops + f.ack {
 		l := n.arena[f.off+k]
 		lk := &n.links[l]
@@ -149,12 +281,8 @@ func (n *Network) roundTripSecs(id int32, now engine.Time) float64 {
 		q := n.queueAt(l, now)
 		rtt += q * 8 / lk.capa
 		if k >= f.hops {
-			prev := int32(-1) // the ACK's link before this one, if it waited there
-			if behind {
-				prev = n.arena[f.off+k-1]
-			}
-			rtt += n.ackWaitAt(l, q, prev)
-			behind = true
+			rtt += n.ackWaitAt(l, q, n.ackPrev(id, k, l, waited))
+			waited = l
 		}
 	}
 	return rtt
@@ -172,17 +300,13 @@ func (n *Network) roundTripSecs(id int32, now engine.Time) float64 {
 func (n *Network) lastAckWait(id int32, now engine.Time) float64 {
 	f := &n.flows[id]
 	w := 0.0
-	behind := false
+	waited := int32(-1)
 	t := now + f.delay + f.sf
 	for k := f.hops; k < f.hops+f.ack; k++ {
 		l := n.arena[f.off+k]
 		if lk := &n.links[l]; lk.arr > 0 && !lk.paused && n.sendsUntil(l, t) {
-			prev := int32(-1)
-			if behind {
-				prev = n.arena[f.off+k-1]
-			}
-			w += n.ackWaitAt(l, n.queueAt(l, now), prev)
-			behind = true
+			w += n.ackWaitAt(l, n.queueAt(l, now), n.ackPrev(id, k, l, waited))
+			waited = l
 		}
 		t += n.kin[l].delay
 	}
@@ -281,8 +405,10 @@ const winMove = 0.01
 
 // checkShare is called when link l is re-armed: if the share of the time it sends (in the
 // quarters ackWait counts) changed since the flows whose ACKs cross it last looked, those whose
-// windows the change in their ACKs' waits may move look again. Between quarters no round trip
-// changes, so nothing is looked at.
+// windows the change in their ACKs' waits may move look again; with AckWaitLocked also when the
+// range of its flows' starts changed, which may lock or unlock the packet grids their ACKs meet
+// here and at the link after (lockedStarts). Between such changes no round trip changes, so
+// nothing is looked at.
 func (n *Network) checkShare(l int32) {
 	lk := &n.links[l]
 	if len(lk.ackOn) == 0 {
@@ -293,14 +419,29 @@ func (n *Network) checkShare(l int32) {
 	if c > 0 {
 		rho = busyShare(lk.qs.q, lk.arr, c)
 	}
+	pkt := float64(n.cfg.Transport.Full()*8) / lk.capa
+	d := 0.0
 	if rho != lk.rho {
 		// The wait moves by half a packet per unit of rho, or by up to a whole one where it
 		// is not the ACK's first (ackWaitAt).
-		d := math.Abs(rho-lk.rho) * float64(n.cfg.Transport.Full()*8) / lk.capa
-		if !n.cfg.AlignedAcks {
+		d = math.Abs(rho-lk.rho) * pkt
+		if n.cfg.AckWait == AckWaitMean {
 			d /= 2
 		}
 		lk.rho = rho
+	}
+	if n.starts != nil {
+		if r := n.startsOf(l); r != nil && (r.lo != r.sigLo || r.hi != r.sigHi) {
+			// A lock won or lost moves a wait by half a packet, here or at the next link;
+			// none is when the flows crossing the link started too far apart before and
+			// after for any flow's one-way time.
+			if min(secs(r.hi-r.lo), secs(r.sigHi-r.sigLo)) <= n.maxOneWay {
+				d = max(d, pkt)
+			}
+			r.sigLo, r.sigHi = r.lo, r.hi
+		}
+	}
+	if d > 0 {
 		for _, e := range lk.ackOn {
 			if f := &n.flows[e.f]; windowMoves(f, d) {
 				n.flowStale(e.f)

@@ -300,7 +300,7 @@ type ProtocolRules struct {
 	ECNMarking  string // dequeue or enqueue (-ecn-marking; ParseECNMarking)
 	FirstWindow string // burst or cap (-first-window; ParseFirstWindow)
 	Forwarding  string // dequeue or injection (-forwarding; ParseForwarding)
-	AckWait     string // aligned or mean (-ack-wait; ParseAckWait)
+	AckWait     string // locked, aligned or mean (-ack-wait; ParseAckWait)
 	PacketTime  string // ns or exact (-packet-time; ParsePacketTime)
 }
 
@@ -316,7 +316,6 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.ECNMarking, ParseECNMarking, &opt.MarkOnEnqueue},
 		{r.FirstWindow, ParseFirstWindow, &opt.WindowCapFromStart},
 		{r.Forwarding, ParseForwarding, &opt.ArrivalsAtInjection},
-		{r.AckWait, ParseAckWait, &opt.AckWaitsAtRandom},
 		{r.PacketTime, ParsePacketTime, &opt.ExactPacketTimes},
 	} {
 		v, err := rule.parse(rule.value)
@@ -325,7 +324,9 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		}
 		*rule.to = v
 	}
-	return nil
+	var err error
+	opt.AckWait, err = ParseAckWait(r.AckWait)
+	return err
 }
 
 // ParseCompletion reads -completion: SimAI's "ack" (the default, also "") or "arrival"; it
@@ -361,12 +362,36 @@ func ParseForwarding(f string) (atInjection bool, err error) {
 	return parseChoice("-forwarding", f, "dequeue", "injection")
 }
 
-// ParseAckWait reads -ack-wait: SimAI's "aligned" (the default, also "": an ACK that has waited
-// behind a data packet waits a whole packet at every later link of its route that sends, as
-// ns-3's synchronised packets make it) or "mean" (half a packet at every such link, the mean
-// over random phases); it returns EventOptions.AckWaitsAtRandom.
-func ParseAckWait(w string) (atRandom bool, err error) {
-	return parseChoice("-ack-wait", w, "aligned", "mean")
+// AckWaitRule is what an ACK that has waited behind a data packet waits for at each later link
+// of its route that sends (docs/models.md, "Window").
+type AckWaitRule uint8
+
+const (
+	// AckWaitsLocked: a whole packet where the packet grids are locked (the ACK's flow and the
+	// data at the two links started within the flow's one-way time of each other), half a
+	// packet elsewhere; SimAI's ns-3.
+	AckWaitsLocked AckWaitRule = iota
+	// AckWaitsAligned: a whole packet at every later link, as if every grid were locked.
+	AckWaitsAligned
+	// AckWaitsAtRandom: half a packet at every link, the mean over random phases.
+	AckWaitsAtRandom
+)
+
+// ParseAckWait reads -ack-wait: SimAI's "locked" (the default, also "": an ACK that has waited
+// behind a data packet waits a whole packet at a later link of its route that sends where the
+// packets there are in step with those it waited behind, as ns-3's packet grids make them when
+// their flows start together, and half a packet elsewhere), "aligned" (a whole packet at every
+// such link) or "mean" (half a packet at every such link, the mean over random phases).
+func ParseAckWait(w string) (AckWaitRule, error) {
+	switch w {
+	case "locked", "":
+		return AckWaitsLocked, nil
+	case "aligned":
+		return AckWaitsAligned, nil
+	case "mean":
+		return AckWaitsAtRandom, nil
+	}
+	return 0, BadInputf("-ack-wait %q: expected locked, aligned or mean", w)
 }
 
 // ParsePacketTime reads -packet-time: SimAI's "ns" (the default, also "": a link sends a packet

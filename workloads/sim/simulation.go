@@ -87,10 +87,9 @@ type EventOptions struct {
 	// (the classic fluid model) instead of what leaves the queues before it, in the proportions
 	// the queued bytes arrived in (SimAI's switches forward what they dequeue; ParseForwarding).
 	ArrivalsAtInjection bool
-	// AckWaitsAtRandom charges an ACK half a data packet at every link of its route that sends
-	// data, the mean over random packet phases, instead of a whole packet at the links after
-	// the first, where ns-3's synchronised packets make it wait (ParseAckWait).
-	AckWaitsAtRandom bool
+	// AckWait is what an ACK waits for behind data at the links of its route after the first
+	// that sends (ParseAckWait): the zero value is SimAI's.
+	AckWait AckWaitRule
 	// ExactPacketTimes sends a packet in bits/rate instead of the whole nanoseconds, rounded
 	// down, of ns-3's clock (SimAI; ParsePacketTime, fluid.Transport.NanosecondClock).
 	ExactPacketTimes bool
