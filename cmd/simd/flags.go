@@ -39,6 +39,23 @@ type options struct {
 // pxnVariantUsage is -pxn-variant's help, shared by simd and simd dag.
 const pxnVariantUsage = "how PXN decomposes collectives: simccl (SimAI v1.6's SimCCL, flow for flow: every server-crossing step of an all-reduce or reduce-scatter relayed through NVLink, also chunks the receivers already hold; all-gather and all-to-all without PXN) or nccl (NCCL-like: no rank sent what it holds; all-gather and all-to-all pairs relayed too)"
 
+// protocolFlags are the flags of the event model's protocol rules, on fs and bound to p, shared
+// by simd and simd moe run: each is SimAI's rule by default.
+func protocolFlags(fs *flag.FlagSet, p *sim.ProtocolRules) []flagSpec {
+	rule := func(name, usage, def string, to *string) flagSpec {
+		return flagSpec{[]string{name}, "RULE", usage, def, func(n, u string) { fs.StringVar(to, n, def, u) }}
+	}
+	return []flagSpec{
+		rule("-completion", "when a flow is done, and its receiver may go on: ack (SimAI's ns-3: the sender has the ACK of its last packet, and the receiving rank is told then) or arrival (its last byte reaches the receiver)", "ack", &p.Completion),
+		rule("-first-window", "how a windowed flow (HAS_WIN) starts: burst (SimAI's ns-3: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)", "burst", &p.FirstWindow),
+		rule("-forwarding", "what a switch port passes on under congestion control: dequeue (SimAI's ns-3: what leaves its queue, in the proportions its bytes arrived in, so a queue reshapes the flows it holds) or injection (every link of a flow's path receives the sender's rate at once: the classic fluid model)", "dequeue", &p.Forwarding),
+		rule("-ack-wait", "what an ACK waits for behind data under congestion control, at the links of its route that send: locked (SimAI's ns-3: half a data packet at the first such link; at each later one a whole packet where the packets are in step with those it waited behind — its flow and the data at both links started together, within its flow's one-way time — and half elsewhere), aligned (a whole packet at each later link, as if every flow had started together) or mean (half a packet at each: the mean over random phases)", "locked", &p.AckWait),
+		rule("-packet-time", "how long a link takes to send a packet: ns (SimAI's ns-3: whole nanoseconds, rounded down, so a 2,880 Gb/s NVLink sends a 9,052-byte packet in 25 ns, not 25.14, and a 60-byte ACK in 0; a NIC paces by the same clock) or exact (bits / rate)", "ns", &p.PacketTime),
+		rule("-pacing", "when a DCQCN rate change takes effect: packet (SimAI's ns-3: once the packet sent at the old rate has had its gap, up to 724 µs at MIN_RATE) or rate (at once)", "packet", &p.Pacing),
+		rule("-ecn-marking", "which packets a congested port ECN-marks: dequeue (SimAI's ns-3: those it sends, which arrived a queue's delay earlier) or enqueue (those arriving now)", "dequeue", &p.ECNMarking),
+	}
+}
+
 // firstInt is an int flag that may be repeated; the first value wins, as in SimAI_analytical's -g.
 type firstInt struct {
 	v   int
@@ -61,7 +78,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
 	*o = options{logLevel: "info", req: sim.Request{Mode: "event", OutDir: "results", Lang: "en", Overlap: workloads.Overlap{PP: 1},
 		Cluster: sim.ClusterRequest{Names: sim.SimAIFlags}, Event: sim.EventRequest{AlgoPolicy: "simccl", SendLatencyNs: -1,
-			EPDispatch: "nccl", ProtocolRules: sim.ProtocolRules{Completion: "ack", Pacing: "packet", FirstWindow: "burst", Forwarding: "dequeue", AckWait: "locked", ECNMarking: "dequeue", PacketTime: "ns"}, NVLS: os.Getenv("AS_NVLS_ENABLE") == "1",
+			EPDispatch: "nccl", NVLS: os.Getenv("AS_NVLS_ENABLE") == "1",
 			PXN: os.Getenv("AS_PXN_ENABLE") == "1", DispatchModel: moe.DispatchModel{Hidden: 7168, DtypeBytes: 2, TopK: 8, ExpertsPerGPU: 1}}}}
 	r, e := &o.req, &o.req.Event
 	str := func(p *string) func(string, string) {
@@ -144,13 +161,6 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 						return nil
 					})
 				}},
-			{[]string{"-completion"}, "RULE", "when a flow is done, and its receiver may go on: ack (SimAI's ns-3: the sender has the ACK of its last packet, and the receiving rank is told then) or arrival (its last byte reaches the receiver)", "ack", str(&e.Completion)},
-			{[]string{"-first-window"}, "RULE", "how a windowed flow (HAS_WIN) starts: burst (SimAI's ns-3: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)", "burst", str(&e.FirstWindow)},
-			{[]string{"-forwarding"}, "RULE", "what a switch port passes on under congestion control: dequeue (SimAI's ns-3: what leaves its queue, in the proportions its bytes arrived in, so a queue reshapes the flows it holds) or injection (every link of a flow's path receives the sender's rate at once: the classic fluid model)", "dequeue", str(&e.Forwarding)},
-			{[]string{"-ack-wait"}, "RULE", "what an ACK waits for behind data under congestion control, at the links of its route that send: locked (SimAI's ns-3: half a data packet at the first such link; at each later one a whole packet where the packets are in step with those it waited behind — its flow and the data at both links started together, within its flow's one-way time — and half elsewhere), aligned (a whole packet at each later link, as if every flow had started together) or mean (half a packet at each: the mean over random phases)", "locked", str(&e.AckWait)},
-			{[]string{"-packet-time"}, "RULE", "how long a link takes to send a packet: ns (SimAI's ns-3: whole nanoseconds, rounded down, so a 2,880 Gb/s NVLink sends a 9,052-byte packet in 25 ns, not 25.14, and a 60-byte ACK in 0; a NIC paces by the same clock) or exact (bits / rate)", "ns", str(&e.PacketTime)},
-			{[]string{"-pacing"}, "RULE", "when a DCQCN rate change takes effect: packet (SimAI's ns-3: once the packet sent at the old rate has had its gap, up to 724 µs at MIN_RATE) or rate (at once)", "packet", str(&e.Pacing)},
-			{[]string{"-ecn-marking"}, "RULE", "which packets a congested port ECN-marks: dequeue (SimAI's ns-3: those it sends, which arrived a queue's delay earlier) or enqueue (those arriving now)", "dequeue", str(&e.ECNMarking)},
 			{[]string{"-qps-per-conn"}, "N", "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", "NCCL_IB_QPS_PER_CONNECTION, else 1",
 				func(n, u string) {
 					fs.Func(n, u, func(v string) error {
@@ -161,6 +171,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 				}},
 			{[]string{"-seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&e.Seed, n, 1, u) }},
 		}},
+		{"Protocol rules (SimAI's ns-3 by default; the other values are the physical or classic models of docs/models.md)", protocolFlags(fs, &e.ProtocolRules)},
 		{"Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", []flagSpec{
 			{[]string{"-max-events"}, "N", "stop the event mode after N engine events (0: no limit)", "0", func(n, u string) { fs.Uint64Var(&e.MaxEvents, n, 0, u) }},
 			{[]string{"-max-wall"}, "DURATION", "stop the event mode after this much wall-clock time, e.g. 90s or 2h (0: no limit)", "0", func(n, u string) { fs.DurationVar(&e.MaxWall, n, 0, u) }},

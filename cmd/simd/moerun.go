@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"simd/workloads/sim"
 )
@@ -30,13 +31,9 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.Topology, "n", "", "SimAI topology file `TOPO`: the estimates take the NVLink and network bandwidth per GPU from it (without it: the workload's config.json), the event mode runs on it (without it: a Spectrum-X fabric of the workload's GPUs, 8 per server, 400 Gb/s NICs)")
 	fs.StringVar(&o.Conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
-	fs.StringVar(&o.Completion, "completion", "ack", "event mode: when a transfer is done, `RULE` ack (SimAI's: the sender has the ACK of its last packet) or arrival (its last byte reaches the receiver)")
-	fs.StringVar(&o.AckWait, "ack-wait", "locked", "event mode: what an ACK waits for behind data, `RULE` locked (SimAI's: half a data packet at the first link of its route that sends; a whole one at each later where the flows started together, half elsewhere), aligned (a whole one at each later) or mean (half a packet at each)")
-	fs.StringVar(&o.Forwarding, "forwarding", "dequeue", "event mode: what a switch port passes on, `RULE` dequeue (SimAI's: what leaves its queue, in the proportions its bytes arrived in) or injection (every link of a path receives the sender's rate at once)")
-	fs.StringVar(&o.FirstWindow, "first-window", "burst", "event mode: how a windowed flow starts, `RULE` burst (SimAI's: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)")
-	fs.StringVar(&o.PacketTime, "packet-time", "ns", "event mode: how long a link takes to send a packet, `RULE` ns (SimAI's: whole nanoseconds, rounded down) or exact (bits / rate)")
-	fs.StringVar(&o.Pacing, "pacing", "packet", "event mode: when a DCQCN rate change takes effect, `RULE` packet (SimAI's: after the gap of the packet sent at the old rate) or rate (at once)")
-	fs.StringVar(&o.ECNMarking, "ecn-marking", "dequeue", "event mode: which packets a congested port marks, `RULE` dequeue (SimAI's: those it sends) or enqueue (those arriving)")
+	for _, s := range protocolFlags(fs, &o.ProtocolRules) {
+		s.define(strings.TrimLeft(s.names[0], "-"), "event mode, `"+s.arg+"`: "+s.usage)
+	}
 	fs.IntVar(&o.Threads, "threads", 0, "event mode: `N` = 2 formats and writes fct.txt on a second core, 1 keeps everything on one (0: 2 when Go may use two cores)")
 	fs.Uint64Var(&o.MaxEvents, "max-events", 0, "event mode: stop after `N` engine events, writing the finished layers' metrics and fct.txt marked incomplete (exit 3; SIGINT or SIGTERM: 130 or 143)")
 	fs.DurationVar(&o.MaxWall, "max-wall", 0, "event mode: stop after this much wall-clock time (`DURATION`, e.g. 90s), as -max-events")
