@@ -380,7 +380,8 @@ const (
 // ParseAckWait reads -ack-wait: SimAI's "locked" (the default, also "": an ACK that has waited
 // behind a data packet waits a whole packet at a later link of its route that sends where the
 // packets there are in step with those it waited behind, as ns-3's packet grids make them when
-// their flows start together, and half a packet elsewhere), "aligned" (a whole packet at every
+// their flows start together, and half a packet elsewhere; at its first link, the receiver's
+// NIC, the rest of the packet its arrival finds on a locked grid), "aligned" (a whole packet at every
 // such link) or "mean" (half a packet at every such link, the mean over random phases).
 func ParseAckWait(w string) (AckWaitRule, error) {
 	switch w {
