@@ -107,7 +107,9 @@ const (
 	// AckWaitAligned charges the whole packet less the ACK's transmission at the link before.
 	AckWaitAligned
 	// AckWaitLocked charges the whole packet where the packet grids are locked
-	// (lockedStarts) and half a packet elsewhere: SimAI's ns-3.
+	// (lockedStarts) and half a packet elsewhere, and at the route's first link, where the
+	// receiver's grid is locked to the flow's, the rest of the packet the ACK's arrival finds
+	// (ackWaitOn): SimAI's ns-3.
 	AckWaitLocked
 )
 
