@@ -594,7 +594,7 @@ func (n *Network) times(f *flow) {
 		ackProp = f.delay // no route given: the ACK comes back as the data went
 	}
 	f.rtt0 = secs(f.delay+ackProp) + float64(float64(tr.Full()*8)*inv) + ackSecs
-	n.maxOneWay = max(n.maxOneWay, f.rtt0-secs(f.ackDelay))
+	n.maxOneWay = max(n.maxOneWay, f.oneWay())
 }
 
 // linkKin is what a flow's times and its last packet's tail need of a directed link: its

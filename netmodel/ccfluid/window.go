@@ -160,11 +160,7 @@ func (n *Network) ackWaitOn(id, k, l int32, q float64, waited int32) float64 {
 // one-way time of each other (lockedStarts).
 func (n *Network) lockedFirst(id, l int32) bool {
 	r := n.startsOf(l)
-	if r == nil {
-		return false
-	}
-	f := &n.flows[id]
-	return secs(max(r.hi, f.start)-min(r.lo, f.start)) <= f.rtt0-secs(f.ackDelay)
+	return n.startedWithin(id, r, r)
 }
 
 // ackPrev is the link ackWaitAt takes as the one before link l, the k-th link of flow id's
@@ -200,14 +196,23 @@ func (n *Network) ackPrev(id, k, l, waited int32) int32 {
 // a packet time as the bound for the data's starts gets that ring right, but the rings of
 // collectives without send latency, whose steps start a few hundred nanoseconds apart, wrong.)
 func (n *Network) lockedStarts(id, prev, l int32) bool {
-	a, b := n.startsOf(prev), n.startsOf(l)
+	return n.startedWithin(id, n.startsOf(prev), n.startsOf(l))
+}
+
+// startedWithin reports whether flow id and the flows of the start ranges a and b (nil: a link
+// no flow crosses) all started within flow id's one-way time of each other.
+func (n *Network) startedWithin(id int32, a, b *startRange) bool {
 	if a == nil || b == nil {
 		return false
 	}
 	f := &n.flows[id]
 	lo, hi := min(a.lo, b.lo, f.start), max(a.hi, b.hi, f.start)
-	return secs(hi-lo) <= f.rtt0-secs(f.ackDelay) // its first packet's way to the receiver
+	return secs(hi-lo) <= f.oneWay()
 }
+
+// oneWay is the time the flow's first packet takes to its receiver, seconds: its round trip
+// through empty queues without the ACK's way back.
+func (f *flow) oneWay() float64 { return f.rtt0 - secs(f.ackDelay) }
 
 // startRange is the earliest and latest start of the flows crossing a link, and how many
 // started then.
