@@ -338,3 +338,24 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedFillIsTheHeap runs scenarios with every solve filled from the heap and with every
+// solve filled from the sorted slice (sortedFill) and compares the logs of callbacks and rates
+// byte for byte: the two queues must fix the same flows at the same levels in the same order.
+func TestSortedFillIsTheHeap(t *testing.T) {
+	defer func(k int) { sortedFill = k }(sortedFill)
+	for _, sc := range scenarios(t) {
+		sortedFill = 0
+		a, _ := runScenario(sc, nil)
+		sortedFill = 1 << 30
+		b, _ := runScenario(sc, nil)
+		if len(a.log) != len(b.log) {
+			t.Fatalf("%s: logs of %d and %d lines", sc.name, len(a.log), len(b.log))
+		}
+		for i := range a.log {
+			if a.log[i] != b.log[i] {
+				t.Fatalf("%s: line %d differs:\n%s\n%s", sc.name, i, a.log[i], b.log[i])
+			}
+		}
+	}
+}

@@ -314,11 +314,15 @@ func (n *Network) solve() {
 			n.heap = append(n.heap, hent{r.resid / float64(r.cnt), r.link, int32(i)})
 		}
 	}
+	n.stats.SolvedFlows += uint64(unfixed)
+	n.stats.SolvedLinks += uint64(len(n.heap))
+	if len(n.heap) <= sortedFill {
+		n.fillSorted(unfixed, ep)
+		return
+	}
 	for i := len(n.heap)/2 - 1; i >= 0; i-- {
 		n.down(i)
 	}
-	n.stats.SolvedFlows += uint64(unfixed)
-	n.stats.SolvedLinks += uint64(len(n.heap))
 	for unfixed > 0 {
 		top := &n.heap[0]
 		r := &n.rl[top.i]
@@ -336,27 +340,77 @@ func (n *Network) solve() {
 			continue
 		}
 		n.pop()
-		r.frozen, r.level = true, s
-		for _, e := range n.links[r.link].on {
-			f := &n.hot[e.f]
-			if f.mark != ep || n.rBn[f.ridx] >= 0 {
-				continue
+		unfixed -= n.fix(r, s, ep)
+	}
+}
+
+// sortedFill is the largest number of links solve fills from a sorted slice rather than a
+// heap. A collective's contended parts are small (a server's NVLink ports and the NICs
+// between them: around a dozen links), and there a link whose flows were all fixed
+// elsewhere, about half of the entries, costs a heap pop but only a step of the slice's head;
+// a key refreshed at the head moves a few places.
+var sortedFill = 32
+
+// fillSorted is solve's progressive filling over n.heap kept sorted instead of as a heap: the
+// head is the entry a heap's root would be (the smallest stored key, ties to the lowest link
+// id, the keys refreshed only at the head), so both fix the same flows in the same order.
+func (n *Network) fillSorted(unfixed int, ep uint32) {
+	h := n.heap
+	for i := 1; i < len(h); i++ { // insertion sort: a few entries
+		x, j := h[i], i
+		for ; j > 0 && x.less(h[j-1]); j-- {
+			h[j] = h[j-1]
+		}
+		h[j] = x
+	}
+	for head := 0; unfixed > 0; {
+		top := &h[head]
+		r := &n.rl[top.i]
+		if r.cnt == 0 {
+			head++
+			continue
+		}
+		s := r.resid / float64(r.cnt)
+		if s > top.share { // refreshed: move it to its place further on
+			x, j := *top, head
+			x.share = s
+			for ; j+1 < len(h) && h[j+1].less(x); j++ {
+				h[j] = h[j+1]
 			}
-			n.rNew[f.ridx], n.rBn[f.ridx] = s, r.link
-			unfixed--
-			for _, m := range n.arena[f.off : f.off+f.hops] {
-				q := &n.rl[n.links[m].idx]
-				q.regLoad += s
-				if s > q.regMax {
-					q.regMax = s
-				}
-				q.cnt--
-				if q.resid -= s; q.resid < 0 {
-					q.resid = 0
-				}
+			h[j] = x
+			continue
+		}
+		head++
+		unfixed -= n.fix(r, s, ep)
+	}
+}
+
+// fix freezes region link r at level s: its region flows not yet fixed take s as their rate
+// and r's link as their bottleneck, and s comes off the residual of every link of their
+// paths. It returns how many flows it fixed.
+func (n *Network) fix(r *rlink, s float64, ep uint32) int {
+	r.frozen, r.level = true, s
+	fixed := 0
+	for _, e := range n.links[r.link].on {
+		f := &n.hot[e.f]
+		if f.mark != ep || n.rBn[f.ridx] >= 0 {
+			continue
+		}
+		n.rNew[f.ridx], n.rBn[f.ridx] = s, r.link
+		fixed++
+		for _, m := range n.arena[f.off : f.off+f.hops] {
+			q := &n.rl[n.links[m].idx]
+			q.regLoad += s
+			if s > q.regMax {
+				q.regMax = s
+			}
+			q.cnt--
+			if q.resid -= s; q.resid < 0 {
+				q.resid = 0
 			}
 		}
 	}
+	return fixed
 }
 
 // widen checks the max-min conditions at the boundary of the parts just solved and adds the
