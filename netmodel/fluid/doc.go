@@ -194,6 +194,15 @@
 //  7. Adding the flows bottlenecked next to those that must move (seeds and widened flows),
 //     one ring of the ripple ahead: CrossSegment from 58 to 44 solved links per flow, 14 →
 //     13 µs.
+//  8. Filling a solve of at most 32 links from a sorted slice instead of the heap (solve's
+//     fillSorted: the same order, so the same result, TestSortedFillIsTheHeap): half of a
+//     small heap's entries die before they reach the top, each a sift-down, and cost a step
+//     of the head there. The 512-GPU ring all-reduce, whose servers' NVLink parts are about a
+//     dozen links: 0.98 (0.89–0.99, 8 pairs side by side). Without send latency most of that
+//     run's link work is in solves of 64–255 links (the flows between the ring's rail 7 and
+//     rail 0 GPUs of all servers, coupled by ECMP collisions at the spines into one part), so
+//     the heap stays; filling each part on its own queue, and pruning dead entries from the
+//     heap when they are half of it, gained nothing there and were not kept.
 //
 // A split of the flow table into a 32-byte hot record and the rest, and plain comparisons in
 // place of the float min/max builtins, made no difference beyond the noise; they are kept. Now,
