@@ -195,7 +195,7 @@
 //     one ring of the ripple ahead: CrossSegment from 58 to 44 solved links per flow, 14 →
 //     13 µs.
 //  8. Filling a solve of at most 32 links from a sorted slice instead of the heap (solve's
-//     fillSorted: the same order, so the same result, TestSortedFillIsTheHeap): half of a
+//     fillSorted: the same order, so the same result, TestSortedFillIsTheHeap): many of a
 //     small heap's entries die before they reach the top, each a sift-down, and cost a step
 //     of the head there. The 512-GPU ring all-reduce, whose servers' NVLink parts are about a
 //     dozen links: 0.98 (0.89–0.99, 8 pairs side by side). Without send latency most of that
