@@ -345,10 +345,10 @@ func (n *Network) solve() {
 }
 
 // sortedFill is the largest number of links solve fills from a sorted slice rather than a
-// heap. A collective's contended parts are small (a server's NVLink ports and the NICs
-// between them: around a dozen links), and there a link whose flows were all fixed
-// elsewhere (in the profiles, more of them than links that fix flows) costs a heap pop but only a step of the slice's head;
-// a key refreshed at the head moves a few places.
+// heap (a variable for TestSortedFillIsTheHeap). A collective's contended parts are small (a
+// server's NVLink ports: around a dozen links), and there a link whose flows were all fixed
+// elsewhere (in the profiles, more of them than links that fix flows) costs a heap pop but
+// only a step of the slice's head; a key refreshed at the head moves a few places.
 var sortedFill = 32
 
 // fillSorted is solve's progressive filling over n.heap kept sorted instead of as a heap: the
