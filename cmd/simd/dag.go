@@ -62,6 +62,10 @@ func runDAG(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simd dag: %v (simd dag -h lists the flags)\n", err)
 		return exitBadInput
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "simd dag: unexpected argument %q: every value follows its flag (simd dag -h lists the flags)\n", fs.Arg(0))
+		return exitBadInput
+	}
 	return exitStatus("simd dag", o.run(stdout), stderr)
 }
 

@@ -108,6 +108,8 @@ func TestDAGErrors(t *testing.T) {
 		{"-algo", "auto", "-force", "TP=bruck"},
 		{"-algo", "pxn", "-pxn-variant", "msccl"},
 		{"-bogus"},
+		{"extra"},                // a positional argument: simd dag takes none
+		{"-n", "4", "allgather"}, // the op without its flag
 	} {
 		code, _, errOut := runCLI(t, t.TempDir(), append([]string{"dag"}, args...)...)
 		if code != 2 || !strings.HasPrefix(errOut, "simd dag: ") {
