@@ -328,13 +328,19 @@ func TestDeterminism(t *testing.T) {
 	for _, sc := range []scenario{scs[0], scs[7], scs[len(scs)-1]} {
 		a, _ := runScenario(sc, nil)
 		b, _ := runScenario(sc, nil)
-		if len(a.log) != len(b.log) {
-			t.Fatalf("%s: logs of %d and %d lines", sc.name, len(a.log), len(b.log))
-		}
-		for i := range a.log {
-			if a.log[i] != b.log[i] {
-				t.Fatalf("%s: line %d differs:\n%s\n%s", sc.name, i, a.log[i], b.log[i])
-			}
+		sameLogs(t, sc.name, a.log, b.log)
+	}
+}
+
+// sameLogs fails the test at the first difference between two runs' logs of callbacks and rates.
+func sameLogs(t *testing.T, name string, a, b []string) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%s: logs of %d and %d lines", name, len(a), len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("%s: line %d differs:\n%s\n%s", name, i, a[i], b[i])
 		}
 	}
 }
@@ -349,13 +355,6 @@ func TestSortedFillIsTheHeap(t *testing.T) {
 		a, _ := runScenario(sc, nil)
 		sortedFill = 1 << 30
 		b, _ := runScenario(sc, nil)
-		if len(a.log) != len(b.log) {
-			t.Fatalf("%s: logs of %d and %d lines", sc.name, len(a.log), len(b.log))
-		}
-		for i := range a.log {
-			if a.log[i] != b.log[i] {
-				t.Fatalf("%s: line %d differs:\n%s\n%s", sc.name, i, a.log[i], b.log[i])
-			}
-		}
+		sameLogs(t, sc.name, a.log, b.log)
 	}
 }

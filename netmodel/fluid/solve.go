@@ -298,14 +298,7 @@ func (n *Network) solve() {
 			if m == bn {
 				q.frozen, q.level = true, s
 			}
-			q.regLoad += s
-			if s > q.regMax {
-				q.regMax = s
-			}
-			q.cnt--
-			if q.resid -= s; q.resid < 0 {
-				q.resid = 0
-			}
+			q.take(s)
 		}
 	}
 	for i := range n.rl {
@@ -399,18 +392,23 @@ func (n *Network) fix(r *rlink, s float64, ep uint32) int {
 		n.rNew[f.ridx], n.rBn[f.ridx] = s, r.link
 		fixed++
 		for _, m := range n.arena[f.off : f.off+f.hops] {
-			q := &n.rl[n.links[m].idx]
-			q.regLoad += s
-			if s > q.regMax {
-				q.regMax = s
-			}
-			q.cnt--
-			if q.resid -= s; q.resid < 0 {
-				q.resid = 0
-			}
+			n.rl[n.links[m].idx].take(s)
 		}
 	}
 	return fixed
+}
+
+// take charges region link q with one of its region flows fixed at rate s: s comes off its
+// residual and joins its region load, and the flow is no longer unfixed there.
+func (q *rlink) take(s float64) {
+	q.regLoad += s
+	if s > q.regMax {
+		q.regMax = s
+	}
+	q.cnt--
+	if q.resid -= s; q.resid < 0 {
+		q.resid = 0
+	}
 }
 
 // widen checks the max-min conditions at the boundary of the parts just solved and adds the
