@@ -215,11 +215,13 @@ type marker struct {
 }
 
 // feeder is the part of an egress link's arrivals that comes in through one ingress port of
-// its switch, and with reshaping the part of its flows' departure weights (reshape.go).
+// its switch, and with reshaping the part of its flows' departure weights (reshape.go); held is
+// what of the link's queue came in through that port, at the queue's time (advanceFeeds).
 type feeder struct {
 	port int32
 	arr  float64
 	w    float64
+	held float64
 }
 
 // link is the state of one directed link: its queue, its flows, its PFC state. The fields are
@@ -296,6 +298,9 @@ type Network struct {
 	hist       [][]injSeg
 	histBlocks int32
 	mw         []float64 // markedDeparture's weights, by position in a link's flow list
+	// feedAt[l]: the time of what the ingress ports of egress link l's PFC switch hold of its
+	// queue (feeder.held, advanceFeeds in pfc.go), and whether any holds bytes.
+	feedAt []feedClock
 	// With MarkDepartures: curveLen points of each link's arrival curve, and where each
 	// link's ring stands (departures.go).
 	curve   []arrPoint
@@ -364,6 +369,7 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), dcqcn: map[float64]*cc.DCQCNConfig{}}
 	nl := g.NumDirLinks()
 	n.links = make([]link, nl)
+	n.feedAt = make([]feedClock, nl)
 	n.kin = make([]linkKin, nl)
 	n.ackDiv = make([]float64, nl)
 	tr := cfg.Transport
@@ -696,6 +702,9 @@ func (n *Network) advanceLink(l int32, now engine.Time) {
 func (n *Network) setArrival(l int32, d float64, now engine.Time) {
 	n.advanceLink(l, now)
 	lk := &n.links[l]
+	if len(lk.feeds) > 0 {
+		n.advanceFeeds(l)
+	}
 	if n.departures {
 		n.noteArrivals(l, now, lk.arr+d, n.capOf(l))
 	}
@@ -805,7 +814,7 @@ func (n *Network) feedBy(l, port int32, da, dw float64) {
 		if fd := &lk.feeds[i]; fd.port == port {
 			fd.arr += da
 			fd.w += dw
-			if fd.arr < 1e-9*lk.capa && fd.w < 1e-9*lk.capa {
+			if fd.arr < 1e-9*lk.capa && fd.w < 1e-9*lk.capa && fd.held <= emptyEps {
 				last := len(lk.feeds) - 1
 				lk.feeds[i] = lk.feeds[last]
 				lk.feeds = lk.feeds[:last]
@@ -814,7 +823,7 @@ func (n *Network) feedBy(l, port int32, da, dw float64) {
 		}
 	}
 	if da > 0 || dw > 0 {
-		lk.feeds = append(lk.feeds, feeder{port, da, dw})
+		lk.feeds = append(lk.feeds, feeder{port: port, arr: da, w: dw})
 	}
 }
 
@@ -1054,6 +1063,9 @@ func (n *Network) handle(ev engine.Event) {
 	case evEmpty:
 		n.advanceLink(ev.Target, now)
 		n.links[ev.Target].qs.q = 0
+		if len(n.links[ev.Target].feeds) > 0 {
+			n.emptyFeeds(ev.Target)
+		}
 		n.links[ev.Target].emptyT = engine.Timer{}
 		n.linkDirty(ev.Target)
 		if n.reshape() && n.links[ev.Target].shaped {

@@ -129,9 +129,8 @@ func (n *Network) swDirty(w int32) {
 // checkSwitch decides PFC frames for switch w now and arms its next check.
 //
 // The ingress occupancy of port p is the part of the switch's egress queues that came in
-// through p: every flow entering through p owns a share of the queue it leaves by equal to its
-// share of that queue's arrivals. Between events queues are linear and shares constant, so
-// occupancies are linear and the next threshold crossing is solved, not polled.
+// through p, as advanceFeeds keeps it. Between events arrivals and departure shares are
+// constant, so occupancies are linear and the next threshold crossing is solved, not polled.
 func (n *Network) checkSwitch(w int32, now engine.Time) {
 	sw := &n.sw[w]
 	sw.advanceTotal(now)
@@ -158,26 +157,25 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	for _, l := range sw.backlogged {
 		lk := &n.links[l]
 		n.advanceLink(l, now)
+		n.advanceFeeds(l)
 		total += lk.qs.q
-		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
-		// What came in through each port: with reshaping, in the proportions of the weights of
-		// the flows the queue sends, which are what it holds of them as long as their bytes
-		// leave it (reshape.go), even when nothing arrives; otherwise in those of its arrivals.
+		// What came in through each port is what it holds of the queue (advanceFeeds); with
+		// reshaping, bring the weights its departures are shared by up to now first (a port no
+		// flow goes on from applies its changes when asked).
 		if n.reshape() && n.weighted(l) {
-			n.weightsOut(l) // a port no flow goes on from applies its changes when asked
+			n.weightsOut(l)
 		}
-		byWeight := n.reshape() && n.weighted(l) && n.weights[l].wsum > 0
-		if (lk.qs.q <= 0 && slope <= 0) || lk.arr <= 0 && !byWeight {
+		out, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
+		if lk.qs.q <= 0 && slope <= 0 {
 			continue
 		}
-		for _, fd := range lk.feeds {
-			share := fd.arr / lk.arr
-			if byWeight {
-				share = fd.w / n.weights[l].wsum
-			}
+		sh := n.departureShares(l)
+		for i := range lk.feeds {
+			fd := &lk.feeds[i]
 			ps := &sw.ports[fd.port]
-			ps.u += float64(lk.qs.q * share)
-			ps.du += float64(slope * share)
+			sent := float64(out * sh.of(fd))
+			ps.u += fd.held
+			ps.du += float64((fd.arr - sent) / 8)
 			if !ps.act {
 				ps.act = true
 				sw.active = append(sw.active, fd.port)
@@ -291,6 +289,9 @@ func (n *Network) applyPause(l int32, pause bool, now engine.Time) {
 		return
 	}
 	n.advanceLink(l, now)
+	if len(lk.feeds) > 0 {
+		n.advanceFeeds(l)
+	}
 	if pause && n.departures {
 		n.noteArrivals(l, now, lk.arr, 0) // its queue may start to grow here
 	}
@@ -327,4 +328,120 @@ func (n *Network) ifIndex(l int32) int {
 		n.ifidx[m] = int32(i + 1)
 	}
 	return int(n.ifidx[l])
+}
+
+// departureShares is how egress link l of a PFC switch shares what it sends among the ports its
+// bytes came in through: with reshaping, by its flows' departure weights (what each brought in
+// when the bytes now leaving arrived: the queue is FIFO, reshape.go); otherwise by the ports'
+// arrivals, or, with none, by what each holds.
+type departureShares struct {
+	by  int8 // 0 weights, 1 arrivals, 2 held bytes
+	sum float64
+}
+
+func (n *Network) departureShares(l int32) departureShares {
+	lk := &n.links[l]
+	if n.reshape() && n.weighted(l) && n.weights[l].wsum > 0 {
+		return departureShares{0, n.weights[l].wsum}
+	}
+	if lk.arr > 0 {
+		return departureShares{1, lk.arr}
+	}
+	held := 0.0
+	for i := range lk.feeds {
+		held += lk.feeds[i].held
+	}
+	return departureShares{2, held}
+}
+
+// of is feed fd's share.
+func (s departureShares) of(fd *feeder) float64 {
+	var x float64
+	switch s.by {
+	case 0:
+		x = fd.w
+	case 1:
+		x = fd.arr
+	default:
+		x = fd.held
+	}
+	if s.sum <= 0 {
+		return 0
+	}
+	return x / s.sum
+}
+
+// advanceFeeds brings to the queue's time what each ingress port of a PFC switch holds of
+// egress link l's queue: it received the port's arrivals and sent the port's share of what the
+// link sends (departureShares), so that a port's occupancy moves continuously, as the bytes that
+// came in through it arrive and leave. Sharing the queue by the current shares instead (every
+// port owning the part of the queue its flows' shares give it) jumped whenever a flow's rate or
+// weight changed, by up to the whole queue times the change of share; with a switch's ports
+// near their dynamic thresholds those jumps paused and resumed them many times a nanosecond,
+// each frame changing the rates that moved the shares again (a 9,216-GPU AlibabaHPN fabric
+// under SimAI's DCQCN and PFC stalled at 58.8 ms that way). The holdings are scaled to sum to
+// the queue, which the shares' rounding and weights applied late (reshape.go) would otherwise
+// let drift; an empty queue holds nothing.
+//
+// The holdings are kept at n.feedAt[l] and brought forward only where what they move by is
+// about to change — the link's arrivals (setArrival), its pause (applyPause), its weights
+// (setWeight, weightsAreArrivals), its queue emptying — and where the switch reads them
+// (checkSwitch), each time after the queue itself was brought to now: between two of those,
+// arrivals, capacity and shares are constant and the queue does not empty, so the holdings
+// move linearly.
+func (n *Network) advanceFeeds(l int32) {
+	lk, fc := &n.links[l], &n.feedAt[l]
+	now := lk.qs.at
+	if now <= fc.at {
+		return
+	}
+	dt := secs(now - fc.at)
+	fc.at = now
+	q := lk.qs.q
+	if q < emptyEps {
+		if fc.held {
+			n.emptyFeeds(l)
+		}
+		return
+	}
+	fc.held = true
+	out, _ := rates(q, lk.arr, n.capOf(l))
+	sh := n.departureShares(l)
+	sum := 0.0
+	for i := range lk.feeds {
+		fd := &lk.feeds[i]
+		sent := float64(out * sh.of(fd))
+		gain := float64(float64((fd.arr-sent)*dt) / 8)
+		fd.held = max(fd.held+gain, 0)
+		sum += fd.held
+	}
+	if sum > 0 && sum != q {
+		k := q / sum
+		for i := range lk.feeds {
+			lk.feeds[i].held *= k
+		}
+	}
+}
+
+// feedClock is when egress link l's feeders' holdings were last brought forward, and whether
+// any of them may hold bytes.
+type feedClock struct {
+	at   engine.Time
+	held bool
+}
+
+// emptyFeeds records that egress link l's queue is empty: no port holds any of it, and the
+// ports that neither send to it nor weigh in its departures leave its list.
+func (n *Network) emptyFeeds(l int32) {
+	lk := &n.links[l]
+	n.feedAt[l] = feedClock{at: lk.qs.at}
+	for i := len(lk.feeds) - 1; i >= 0; i-- {
+		fd := &lk.feeds[i]
+		fd.held = 0
+		if fd.arr < 1e-9*lk.capa && fd.w < 1e-9*lk.capa {
+			last := len(lk.feeds) - 1
+			lk.feeds[i] = lk.feeds[last]
+			lk.feeds = lk.feeds[:last]
+		}
+	}
 }

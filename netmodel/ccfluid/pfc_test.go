@@ -1,0 +1,86 @@
+package ccfluid
+
+import (
+	"math"
+	"testing"
+
+	"simd/cc"
+	"simd/engine"
+)
+
+// What an ingress port of a switch holds of an egress queue moves as its bytes arrive and leave,
+// first in first out (advanceFeeds). Hosts 0 and 1 send 64 MiB and 1 MiB to host 2 at line rate
+// C: they meet 2:1 at the switch's port to host 2, whose queue grows at C with half of each.
+// When host 1's last byte has arrived the queue stays level (host 0 alone arrives at C), and
+// host 1's half leaves it at C/2, its departure weight until then, while host 0's part grows as
+// much: the parts move linearly, never faster than C, and host 1's part is gone when the bytes
+// queued before its last byte are (a queue's delay later). Sharing the queue by the current
+// departure weights instead kept both halves until that instant and then moved the whole half
+// at once, and on a switch whose ports sat near their thresholds such jumps paused and resumed
+// ports many times a nanosecond.
+func TestIngressHoldingsAreFIFO(t *testing.T) {
+	cfg := plainConfig(true)
+	cfg.PFC, cfg.BufferBytes = true, 1<<40 // counted, never paused
+	cfg.MarkDepartures = true
+	cfg.ECN = func(float64) (cc.ECNMarker, bool) { // ports that mark what they send, never here
+		return cc.ECNMarker{KMin: 1 << 40, KMax: 1 << 41}, true
+	}
+	s, n, _, pl := setup(t, star(t, 3, G400, engine.Microsecond), cfg)
+	n.Start([]int32{0, 5}, []int32{4, 1}, 64*MB, 0)
+	n.Start([]int32{2, 5}, []int32{4, 3}, 1*MB, 1)
+	n.sw[0].bound = 0 // count the ports at every check, not only near the thresholds
+	egress := int32(5)
+	port0, port1 := n.links[0].inPort, n.links[2].inPort
+	const step = 100 * engine.Nanosecond
+	type sample struct {
+		at        engine.Time
+		u0, u1, q float64
+	}
+	var got []sample
+	for at := step; at <= 60*engine.Microsecond; at += step {
+		s.RunUntil(at)
+		n.checkSwitch(0, at)
+		b := n.sw[0].buf
+		got = append(got, sample{at, b.Ingress(int(port0)), b.Ingress(int(port1)), n.links[egress].qs.q})
+	}
+	if len(pl.frames) != 0 {
+		t.Fatalf("%d PFC frames with a buffer no port can fill", len(pl.frames))
+	}
+	maxStep := G400 / 8 * step.Seconds() * (1 + 1e-9)
+	peak := 0
+	for i, x := range got {
+		if d := math.Abs(x.u0 + x.u1 - x.q); d > 1e-6*x.q+1 {
+			t.Fatalf("at %v the ports hold %.0f + %.0f bytes of a queue of %.0f", x.at, x.u0, x.u1, x.q)
+		}
+		if i > 0 {
+			p := got[i-1]
+			if math.Abs(x.u0-p.u0) > maxStep || math.Abs(x.u1-p.u1) > maxStep {
+				t.Fatalf("between %v and %v the ports' holdings moved %.0f and %.0f bytes, more than the link's %.0f",
+					p.at, x.at, x.u0-p.u0, x.u1-p.u1, maxStep)
+			}
+		}
+		if x.u1 > got[peak].u1 {
+			peak = i
+		}
+	}
+	// Host 1's part peaks at half the queue when its last byte arrives, then leaves at C/2, so
+	// that it is gone when the link has sent the whole queue.
+	top := got[peak]
+	if math.Abs(top.u1-top.q/2) > 0.01*top.q {
+		t.Errorf("host 1 holds %.0f of %.0f bytes when its last byte arrives, want half", top.u1, top.q)
+	}
+	drain := engine.Time(top.q * 8 / G400 * 1e12)
+	for _, x := range got {
+		if x.at <= top.at || x.at > top.at+drain {
+			continue
+		}
+		frac := float64(x.at-top.at) / float64(drain)
+		if want := top.u1 * (1 - frac); math.Abs(x.u1-want) > 0.01*top.q {
+			t.Fatalf("at %v host 1 holds %.0f bytes, want %.0f (leaving at C/2 since %v)", x.at, x.u1, want, top.at)
+		}
+	}
+	if last := got[len(got)-1]; last.u1 != 0 || last.at < top.at+drain+step {
+		t.Errorf("at %v host 1 still holds %.0f bytes", last.at, last.u1)
+	}
+	t.Logf("host 1's part peaks at %.0f of %.0f bytes at %v and is gone %v later", top.u1, top.q, top.at, drain)
+}
