@@ -82,8 +82,10 @@
 //
 // PFC. Every packet switch has a shared buffer (cc.SwitchBuffer, BUFFER_SIZE with SimAI's
 // headroom, reserve and dynamic threshold). The ingress occupancy of a port is the part of the
-// switch's egress queues that arrived through it: each flow owns a share of the queue it
-// leaves by equal to its share of that queue's arrivals. When a port's occupancy reaches the
+// switch's egress queues that arrived through it: each egress queue keeps what it holds from
+// each ingress port, which grows with the port's arrivals and falls with the port's share of
+// what the queue sends — by the departure weights with Config.Reshape, first in first out;
+// by the arrivals without (pfc.go, advanceFeeds). When a port's occupancy reaches the
 // dynamic threshold the switch sends PAUSE to the port's upstream neighbour, and RESUME once it
 // falls the resume offset below; the frame takes the link's delay. Occupancies are linear
 // between events, so crossings are solved. A paused link sends nothing: its queue keeps
