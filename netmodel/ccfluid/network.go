@@ -218,10 +218,13 @@ type marker struct {
 // its switch, and with reshaping the part of its flows' departure weights (reshape.go); held is
 // what of the link's queue came in through that port, at the queue's time (advanceFeeds).
 type feeder struct {
-	port int32
-	arr  float64
-	w    float64
-	held float64
+	port    int32
+	counted bool // in its port's line (pfcPortState.feeds)
+	arr     float64
+	w       float64
+	held    float64
+	line    float64 // what its port's line counts for it, at the holding's time
+	slope   float64 // what it adds to its port's slope, bytes/s (refreshFeeds)
 }
 
 // link is the state of one directed link: its queue, its flows, its PFC state. The fields are
@@ -704,6 +707,7 @@ func (n *Network) setArrival(l int32, d float64, now engine.Time) {
 	lk := &n.links[l]
 	if len(lk.feeds) > 0 {
 		n.advanceFeeds(l)
+		n.feedsStale(l)
 	}
 	if n.departures {
 		n.noteArrivals(l, now, lk.arr+d, n.capOf(l))
@@ -815,15 +819,15 @@ func (n *Network) feedBy(l, port int32, da, dw float64) {
 			fd.arr += da
 			fd.w += dw
 			if fd.arr < 1e-9*lk.capa && fd.w < 1e-9*lk.capa && fd.held <= emptyEps {
-				last := len(lk.feeds) - 1
-				lk.feeds[i] = lk.feeds[last]
-				lk.feeds = lk.feeds[:last]
+				n.dropFeed(l, i)
 			}
+			n.feedsStale(l)
 			return
 		}
 	}
 	if da > 0 || dw > 0 {
 		lk.feeds = append(lk.feeds, feeder{port: port, arr: da, w: dw})
+		n.feedsStale(l)
 	}
 }
 

@@ -21,8 +21,8 @@ type pfcSwitch struct {
 	off    float64 // resume offset
 	bound  float64 // total backlog below which no port can reach its pause threshold
 	flip   []int32 // scratch: ports whose pause state changes
-	last   []int32 // scratch: the active ports of the last check
-	active []int32 // ports with an occupancy or a pause at the last check
+	active []int32 // ports some feed counts in, or paused
+	stale  []int32 // egress links whose feeds' slopes are to be set again (refreshFeeds)
 	// backlogged lists the egress links whose queue holds or gains bytes, pausedPorts the
 	// ports paused now: a check visits only those, not every port.
 	backlogged  []int32
@@ -40,13 +40,51 @@ type pfcSwitch struct {
 // pfcPortState is what a check reads and writes of one port, together in one cache line: a
 // switch under load has tens of active ports, and a check walks them several times.
 type pfcPortState struct {
-	u, du  float64 // scratch: ingress occupancy and its slope
+	u, du  float64 // ingress occupancy at time at, and its slope (bytes/s): its feeds' sum
 	told   float64 // the occupancy the buffer was last told (cc.SwitchBuffer.SetIngress)
 	base   float64 // the threshold at zero shared use times 2^shift
 	invMul float64 // 2^−shift (exact: a power of two)
 	mul    float64 // 2^shift
-	act    bool    // in active
-	paused bool    // as the buffer has it
+	at     engine.Time
+	feeds  int32 // the feeds counted in u and du (feeder.counted)
+	act    bool  // in active
+	paused bool  // as the buffer has it
+}
+
+// advance brings the port's occupancy line to now.
+func (ps *pfcPortState) advance(now engine.Time) {
+	if now > ps.at {
+		ps.u += float64(ps.du * secs(now-ps.at))
+		ps.at = now
+	}
+}
+
+// feedMoved adds d bytes and ds bytes/s to the line of feed fd's port at now, counting the
+// feed there if it was not.
+func (sw *pfcSwitch) feedMoved(fd *feeder, now engine.Time, d, ds float64) {
+	ps := &sw.ports[fd.port]
+	ps.advance(now)
+	ps.u += d
+	ps.du += ds
+	if !fd.counted {
+		fd.counted = true
+		ps.feeds++
+	}
+	sw.activate(fd.port)
+}
+
+// feedGone takes feed fd, whose holding and slope are now 0 and were taken off its port's
+// line, off the port's count; a port no feed counts in holds nothing and gains nothing,
+// exactly.
+func (sw *pfcSwitch) feedGone(fd *feeder) {
+	if !fd.counted {
+		return
+	}
+	fd.counted = false
+	ps := &sw.ports[fd.port]
+	if ps.feeds--; ps.feeds == 0 {
+		ps.u, ps.du = 0, 0
+	}
 }
 
 // buildSwitches gives every packet switch a shared buffer. NVSwitches get none: SimAI's
@@ -129,8 +167,9 @@ func (n *Network) swDirty(w int32) {
 // checkSwitch decides PFC frames for switch w now and arms its next check.
 //
 // The ingress occupancy of port p is the part of the switch's egress queues that came in
-// through p, as advanceFeeds keeps it. Between events arrivals and departure shares are
-// constant, so occupancies are linear and the next threshold crossing is solved, not polled.
+// through p, as advanceFeeds keeps it, summed in the port's line. Between events arrivals and
+// departure shares are constant, so occupancies are linear and the next threshold crossing is
+// solved, not polled.
 func (n *Network) checkSwitch(w int32, now engine.Time) {
 	sw := &n.sw[w]
 	sw.advanceTotal(now)
@@ -143,54 +182,43 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		return
 	}
 	n.stats.SwitchChecks++
-	// Only ports that receive into a backlogged queue, or are paused, can change state; the
-	// others hold nothing. Clear the last check's ports, then rebuild the list; the buffer is
-	// told only the occupancies that changed (ports that held bytes and hold none now are
-	// emptied last).
-	sw.last = append(sw.last[:0], sw.active...)
-	for _, p := range sw.active {
-		ps := &sw.ports[p]
-		ps.u, ps.du, ps.act = 0, 0, false
-	}
-	sw.active = sw.active[:0]
-	total := 0.0
+	// Weights a port no flow goes on from has not applied yet (reshape.go) change what its
+	// feeds lose; links whose feeds changed since the last check get their slopes again.
 	for _, l := range sw.backlogged {
-		lk := &n.links[l]
-		n.advanceLink(l, now)
-		n.advanceFeeds(l)
-		total += lk.qs.q
-		// What came in through each port is what it holds of the queue (advanceFeeds); with
-		// reshaping, bring the weights its departures are shared by up to now first (a port no
-		// flow goes on from applies its changes when asked).
-		if n.reshape() && n.weighted(l) {
+		if n.reshape() && n.weighted(l) && n.weights[l].pending() {
+			n.advanceLink(l, now)
 			n.weightsOut(l)
 		}
-		out, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
-		if lk.qs.q <= 0 && slope <= 0 {
-			continue
-		}
-		sh := n.departureShares(l)
-		for i := range lk.feeds {
-			fd := &lk.feeds[i]
-			ps := &sw.ports[fd.port]
-			sent := float64(out * sh.of(fd))
-			ps.u += fd.held
-			ps.du += float64((fd.arr - sent) / 8)
-			if !ps.act {
-				ps.act = true
-				sw.active = append(sw.active, fd.port)
-			}
-		}
 	}
-	sw.tot = total
+	for i := 0; i < len(sw.stale); i++ {
+		l := sw.stale[i]
+		n.advanceLink(l, now)
+		n.refreshFeeds(l)
+	}
+	sw.stale = sw.stale[:0]
 	for _, p := range sw.pausedPorts {
 		sw.activate(p)
 	}
 	// The shared use (occupancy above the reserve) summed, with its slope, and the largest of
-	// them times its port's 2^shift: what CannotPauseGiven and nextCrossing need.
+	// them times its port's 2^shift: what CannotPauseGiven and nextCrossing need. A port no
+	// feed counts in leaves the active list; the buffer is told the occupancies that changed.
 	shared, dshared, most := 0.0, 0.0, 0.0
-	for _, p := range sw.active {
+	for i := 0; i < len(sw.active); i++ {
+		p := sw.active[i]
 		ps := &sw.ports[p]
+		if ps.feeds == 0 && !ps.paused {
+			ps.act = false
+			if ps.told != 0 {
+				ps.told = 0
+				sw.buf.SetIngress(int(p), 0)
+			}
+			last := len(sw.active) - 1
+			sw.active[i] = sw.active[last]
+			sw.active = sw.active[:last]
+			i--
+			continue
+		}
+		ps.advance(now)
 		u := ps.u
 		if told := max(u, 0); ps.told != told {
 			ps.told = told
@@ -200,12 +228,6 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 			shared += u - sw.res
 			dshared += ps.du
 			most = max(most, float64((u-sw.res)*ps.mul))
-		}
-	}
-	for _, p := range sw.last {
-		if ps := &sw.ports[p]; !ps.act && ps.told != 0 {
-			ps.told = 0
-			sw.buf.SetIngress(int(p), 0)
 		}
 	}
 	// Decide every port on the same state, then apply: the decisions of one instant are
@@ -291,6 +313,7 @@ func (n *Network) applyPause(l int32, pause bool, now engine.Time) {
 	n.advanceLink(l, now)
 	if len(lk.feeds) > 0 {
 		n.advanceFeeds(l)
+		n.feedsStale(l)
 	}
 	if pause && n.departures {
 		n.noteArrivals(l, now, lk.arr, 0) // its queue may start to grow here
@@ -385,10 +408,16 @@ func (s departureShares) of(fd *feeder) float64 {
 //
 // The holdings are kept at n.feedAt[l] and brought forward only where what they move by is
 // about to change — the link's arrivals (setArrival), its pause (applyPause), its weights
-// (setWeight, weightsAreArrivals), its queue emptying — and where the switch reads them
-// (checkSwitch), each time after the queue itself was brought to now: between two of those,
-// arrivals, capacity and shares are constant and the queue does not empty, so the holdings
-// move linearly.
+// (setWeight, weightsAreArrivals), its queue emptying — each time after the queue itself was
+// brought to now: between two of those, arrivals, capacity and shares are constant and the
+// queue does not empty, so the holdings move linearly. Each such change marks the link stale,
+// and the switch's next check sets its feeds' slopes again (refreshFeeds).
+//
+// The switch keeps each port's occupancy as a line, the sum of what its feeds count there
+// (feeder.line and feeder.slope), so that a check reads the ports without visiting every
+// queue: what a holding moved other than along the slope its port counts for it — the
+// scaling, the floor at 0, a slope not yet set again — is added to the port's line here, once
+// it is more than rounding (feedSlack).
 func (n *Network) advanceFeeds(l int32) {
 	lk, fc := &n.links[l], &n.feedAt[l]
 	now := lk.qs.at
@@ -396,16 +425,16 @@ func (n *Network) advanceFeeds(l int32) {
 		return
 	}
 	dt := secs(now - fc.at)
-	fc.at = now
-	q := lk.qs.q
-	if q < emptyEps {
+	if lk.qs.q < emptyEps {
 		if fc.held {
 			n.emptyFeeds(l)
 		}
+		fc.at = now
 		return
 	}
-	fc.held = true
-	out, _ := rates(q, lk.arr, n.capOf(l))
+	fc.at, fc.held = now, true
+	sw := &n.sw[lk.outSw]
+	out, _ := rates(lk.qs.q, lk.arr, n.capOf(l))
 	sh := n.departureShares(l)
 	sum := 0.0
 	for i := range lk.feeds {
@@ -415,33 +444,100 @@ func (n *Network) advanceFeeds(l int32) {
 		fd.held = max(fd.held+gain, 0)
 		sum += fd.held
 	}
-	if sum > 0 && sum != q {
-		k := q / sum
-		for i := range lk.feeds {
-			lk.feeds[i].held *= k
+	k := 1.0
+	if sum > 0 && sum != lk.qs.q {
+		k = lk.qs.q / sum
+	}
+	for i := range lk.feeds {
+		fd := &lk.feeds[i]
+		fd.held = float64(fd.held * k)
+		fd.line += float64(fd.slope * dt)
+		if d := fd.held - fd.line; d > feedSlack || d < -feedSlack {
+			sw.feedMoved(fd, now, d, 0)
+			fd.line = fd.held
 		}
 	}
 }
 
-// feedClock is when egress link l's feeders' holdings were last brought forward, and whether
-// any of them may hold bytes.
-type feedClock struct {
-	at   engine.Time
-	held bool
+// feedSlack is how far, in bytes, a feed's holding may drift from what its port's line counts
+// for it before the line is told: the scaling of the holdings moves them by rounding errors
+// at every step, which need not cost a visit to the port.
+const feedSlack = 1e-3
+
+// refreshFeeds sets the slopes of egress link l's feeds, whose queue is at now, to what its
+// arrivals, capacity and departure shares give them now, and its switch's port lines with them.
+func (n *Network) refreshFeeds(l int32) {
+	lk := &n.links[l]
+	n.advanceFeeds(l) // (which may empty them, and mark them stale again)
+	n.feedAt[l].stale = false
+	now := lk.qs.at
+	sw := &n.sw[lk.outSw]
+	out, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
+	shaping := lk.qs.q >= emptyEps || slope > 0
+	sh := n.departureShares(l)
+	for i := range lk.feeds {
+		fd := &lk.feeds[i]
+		s := 0.0
+		if shaping {
+			s = float64((fd.arr - float64(out*sh.of(fd))) / 8)
+		}
+		if s != fd.slope {
+			sw.feedMoved(fd, now, 0, s-fd.slope)
+			fd.slope = s
+		}
+	}
 }
 
-// emptyFeeds records that egress link l's queue is empty: no port holds any of it, and the
-// ports that neither send to it nor weigh in its departures leave its list.
+// feedsStale records that what egress link l's feeds gain per second is about to change: its
+// switch sets their slopes again at its next check.
+func (n *Network) feedsStale(l int32) {
+	if fc := &n.feedAt[l]; !fc.stale {
+		fc.stale = true
+		sw := &n.sw[n.links[l].outSw]
+		sw.stale = append(sw.stale, l)
+	}
+}
+
+// feedClock is when egress link l's feeders' holdings were last brought forward, whether any
+// of them may hold bytes, and whether their slopes are to be set again.
+type feedClock struct {
+	at          engine.Time
+	held, stale bool
+}
+
+// emptyFeeds records that egress link l's queue is empty at the queue's time: no port holds any
+// of it, its feeds gain nothing until its slopes are set again, and the ports that neither send
+// to it nor weigh in its departures leave its list.
 func (n *Network) emptyFeeds(l int32) {
-	lk := &n.links[l]
-	n.feedAt[l] = feedClock{at: lk.qs.at}
+	lk, fc := &n.links[l], &n.feedAt[l]
+	now := lk.qs.at
+	dt := secs(now - fc.at)
+	fc.at, fc.held = now, false
+	sw := &n.sw[lk.outSw]
 	for i := len(lk.feeds) - 1; i >= 0; i-- {
 		fd := &lk.feeds[i]
-		fd.held = 0
+		if fd.counted {
+			sw.feedMoved(fd, now, -(fd.line + float64(fd.slope*dt)), -fd.slope)
+		}
+		fd.held, fd.line, fd.slope = 0, 0, 0
+		sw.feedGone(fd)
 		if fd.arr < 1e-9*lk.capa && fd.w < 1e-9*lk.capa {
-			last := len(lk.feeds) - 1
-			lk.feeds[i] = lk.feeds[last]
-			lk.feeds = lk.feeds[:last]
+			n.dropFeed(l, i)
 		}
 	}
+	n.feedsStale(l)
+}
+
+// dropFeed takes feed i off egress link l's list, with what its port counts for it.
+func (n *Network) dropFeed(l int32, i int) {
+	lk := &n.links[l]
+	sw := &n.sw[lk.outSw]
+	fd := &lk.feeds[i]
+	if fd.counted {
+		sw.feedMoved(fd, lk.qs.at, -fd.line, -fd.slope)
+		sw.feedGone(fd)
+	}
+	last := len(lk.feeds) - 1
+	lk.feeds[i] = lk.feeds[last]
+	lk.feeds = lk.feeds[:last]
 }

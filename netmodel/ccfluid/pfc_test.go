@@ -40,6 +40,7 @@ func TestIngressHoldingsAreFIFO(t *testing.T) {
 	for at := step; at <= 60*engine.Microsecond; at += step {
 		s.RunUntil(at)
 		n.checkSwitch(0, at)
+		n.advanceLink(egress, at)
 		b := n.sw[0].buf
 		got = append(got, sample{at, b.Ingress(int(port0)), b.Ingress(int(port1)), n.links[egress].qs.q})
 	}

@@ -126,6 +126,7 @@ func (n *Network) setWeight(l, id, k int32, e *hopRates, w float64) {
 	}
 	if len(n.links[l].feeds) > 0 {
 		n.advanceFeeds(l) // what the ports hold moved by the old weights until now
+		n.feedsStale(l)
 	}
 	n.weights[l].wsum += d
 	e.w = w
@@ -249,6 +250,7 @@ func (n *Network) settleLink(l int32, now engine.Time) {
 func (n *Network) weightsAreArrivals(l int32) {
 	if len(n.links[l].feeds) > 0 {
 		n.advanceFeeds(l)
+		n.feedsStale(l)
 	}
 	lw := &n.weights[l]
 	lw.wsum = 0
