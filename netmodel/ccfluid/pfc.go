@@ -30,7 +30,7 @@ type pfcSwitch struct {
 	paused      int // ports paused now
 	// The switch's total backlog as a line, kept up to date by every change of an egress
 	// queue's slope (linkDirty), so that a quiet switch is checked in O(1): tot at totAt,
-	// growing at totSlope bytes/s. A full check resynchronises it with the queues.
+	// growing at totSlope bytes/s. A full check sets it again from the queues' own lines.
 	tot, totSlope float64
 	totAt         engine.Time
 	checkT        engine.Timer
@@ -183,13 +183,19 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	}
 	n.stats.SwitchChecks++
 	// Weights a port no flow goes on from has not applied yet (reshape.go) change what its
-	// feeds lose; links whose feeds changed since the last check get their slopes again.
+	// feeds lose; links whose feeds changed since the last check get their slopes again. The
+	// total-backlog line is set again from the queues, each on its own line.
+	total := 0.0
 	for _, l := range sw.backlogged {
 		if n.reshape() && n.weighted(l) && n.weights[l].pending() {
 			n.advanceLink(l, now)
 			n.weightsOut(l)
 		}
+		lk := &n.links[l]
+		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
+		total += max(lk.qs.q+float64(slope*secs(now-lk.qs.at)), 0)
 	}
+	sw.tot = total
 	for i := 0; i < len(sw.stale); i++ {
 		l := sw.stale[i]
 		n.advanceLink(l, now)
