@@ -705,10 +705,7 @@ func (n *Network) advanceLink(l int32, now engine.Time) {
 func (n *Network) setArrival(l int32, d float64, now engine.Time) {
 	n.advanceLink(l, now)
 	lk := &n.links[l]
-	if len(lk.feeds) > 0 {
-		n.advanceFeeds(l)
-		n.feedsStale(l)
-	}
+	n.feedsChanging(l)
 	if n.departures {
 		n.noteArrivals(l, now, lk.arr+d, n.capOf(l))
 	}

@@ -317,10 +317,7 @@ func (n *Network) applyPause(l int32, pause bool, now engine.Time) {
 		return
 	}
 	n.advanceLink(l, now)
-	if len(lk.feeds) > 0 {
-		n.advanceFeeds(l)
-		n.feedsStale(l)
-	}
+	n.feedsChanging(l)
 	if pause && n.departures {
 		n.noteArrivals(l, now, lk.arr, 0) // its queue may start to grow here
 	}
@@ -491,6 +488,16 @@ func (n *Network) refreshFeeds(l int32) {
 			sw.feedMoved(fd, now, 0, s-fd.slope)
 			fd.slope = s
 		}
+	}
+}
+
+// feedsChanging is called where what egress link l's feeds gain per second is about to change
+// (its arrivals, pause or weights), its queue already at now: their holdings are brought to now
+// and their slopes set again at the switch's next check. A link without feeds does nothing.
+func (n *Network) feedsChanging(l int32) {
+	if len(n.links[l].feeds) > 0 {
+		n.advanceFeeds(l)
+		n.feedsStale(l)
 	}
 }
 

@@ -124,10 +124,7 @@ func (n *Network) setWeight(l, id, k int32, e *hopRates, w float64) {
 	if d == 0 {
 		return
 	}
-	if len(n.links[l].feeds) > 0 {
-		n.advanceFeeds(l) // what the ports hold moved by the old weights until now
-		n.feedsStale(l)
-	}
+	n.feedsChanging(l) // what the ports hold moved by the old weights until now
 	n.weights[l].wsum += d
 	e.w = w
 	if k > 0 && n.links[l].outSw >= 0 {
@@ -248,10 +245,7 @@ func (n *Network) settleLink(l int32, now engine.Time) {
 // weightsAreArrivals makes every weight at link l its flow's arrival, with their sum and, for
 // the egress port of a PFC switch, their parts by ingress port.
 func (n *Network) weightsAreArrivals(l int32) {
-	if len(n.links[l].feeds) > 0 {
-		n.advanceFeeds(l)
-		n.feedsStale(l)
-	}
+	n.feedsChanging(l)
 	lw := &n.weights[l]
 	lw.wsum = 0
 	for i := range lw.rt {
