@@ -6,6 +6,7 @@ import (
 
 	"simd/cc"
 	"simd/engine"
+	"simd/topo"
 )
 
 // What an ingress port of a switch holds of an egress queue moves as its bytes arrive and leave,
@@ -84,4 +85,67 @@ func TestIngressHoldingsAreFIFO(t *testing.T) {
 		t.Errorf("at %v host 1 still holds %.0f bytes", last.at, last.u1)
 	}
 	t.Logf("host 1's part peaks at %.0f of %.0f bytes at %v and is gone %v later", top.u1, top.q, top.at, drain)
+}
+
+// A switch keeps each port's occupancy as a line that its queues' feeds move (pfcPortState);
+// after every check the line is what the queues hold from the port, summed afresh. The incast
+// of victimScenario pauses and resumes ports, so the lines go through pauses, queues emptying
+// and feeds leaving.
+func TestPortLinesAreTheQueuesHoldings(t *testing.T) {
+	const hosts = 11
+	kinds := make([]topo.NodeKind, hosts+2)
+	A, B := int32(hosts), int32(hosts+1)
+	kinds[A], kinds[B] = topo.Switch, topo.Switch
+	var links []tlink
+	for i := range int32(hosts) {
+		sw := A
+		if i >= 9 {
+			sw = B
+		}
+		links = append(links, tlink{i, sw, G400, engine.Microsecond})
+	}
+	links = append(links, tlink{A, B, 4000e9, engine.Microsecond})
+	cfg := repoConfig()
+	cfg.ECN, cfg.BufferBytes = nil, 4*MB
+	s, n, rec, pl := setup(t, graphOf(t, kinds, links), cfg)
+	ab := int32(2 * 11)
+	for i := range int32(8) {
+		n.Start([]int32{2 * i, ab, 2*9 + 1}, nil, 8*MB, int64(i))
+	}
+	n.Start([]int32{2 * 8, ab, 2*10 + 1}, nil, 8*MB, 100)
+	checked := 0
+	for at := engine.Microsecond; len(rec.arrived) < 9; at += engine.Microsecond {
+		if at > 10*engine.Millisecond {
+			t.Fatalf("%d of 9 flows arrived by %v", len(rec.arrived), at)
+		}
+		s.RunUntil(at)
+		for w := range n.sw {
+			sw := &n.sw[w]
+			n.checkSwitch(int32(w), at)
+			want := make([]float64, len(sw.ports))
+			for l := range n.links {
+				if lk := &n.links[l]; lk.outSw == int32(w) && len(lk.feeds) > 0 {
+					n.advanceLink(int32(l), at)
+					n.advanceFeeds(int32(l))
+					for _, fd := range lk.feeds {
+						want[fd.port] += fd.held
+					}
+				}
+			}
+			for p := range sw.ports {
+				ps := &sw.ports[p]
+				ps.advance(at)
+				if math.Abs(ps.u-want[p]) > 1+1e-6*want[p] {
+					t.Fatalf("at %v switch %d port %d: line %.1f bytes, its queues hold %.1f", at, w, p, ps.u, want[p])
+				}
+				if want[p] > 0 {
+					checked++
+				}
+			}
+		}
+	}
+	if len(pl.frames) == 0 || checked == 0 {
+		t.Fatalf("%d PFC frames, %d occupied ports checked: the incast did not exercise the lines", len(pl.frames), checked)
+	}
+	t.Logf("%d PFC frames, %d occupied ports checked", len(pl.frames), checked)
 }
