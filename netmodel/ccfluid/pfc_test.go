@@ -6,7 +6,6 @@ import (
 
 	"simd/cc"
 	"simd/engine"
-	"simd/topo"
 )
 
 // What an ingress port of a switch holds of an egress queue moves as its bytes arrive and leave,
@@ -92,22 +91,9 @@ func TestIngressHoldingsAreFIFO(t *testing.T) {
 // of victimScenario pauses and resumes ports, so the lines go through pauses, queues emptying
 // and feeds leaving.
 func TestPortLinesAreTheQueuesHoldings(t *testing.T) {
-	const hosts = 11
-	kinds := make([]topo.NodeKind, hosts+2)
-	A, B := int32(hosts), int32(hosts+1)
-	kinds[A], kinds[B] = topo.Switch, topo.Switch
-	var links []tlink
-	for i := range int32(hosts) {
-		sw := A
-		if i >= 9 {
-			sw = B
-		}
-		links = append(links, tlink{i, sw, G400, engine.Microsecond})
-	}
-	links = append(links, tlink{A, B, 4000e9, engine.Microsecond})
 	cfg := repoConfig()
 	cfg.ECN, cfg.BufferBytes = nil, 4*MB
-	s, n, rec, pl := setup(t, graphOf(t, kinds, links), cfg)
+	s, n, rec, pl := setup(t, victimGraph(t), cfg)
 	ab := int32(2 * 11)
 	for i := range int32(8) {
 		n.Start([]int32{2 * i, ab, 2*9 + 1}, nil, 8*MB, int64(i))

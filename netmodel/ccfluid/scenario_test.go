@@ -9,6 +9,7 @@ import (
 	"simd/engine"
 	"simd/netmodel/fluid"
 	"simd/topo"
+	"simd/topo/route"
 )
 
 // One flow alone on an idle path never queues, so DCQCN is never told to slow down: the flow
@@ -144,6 +145,20 @@ func TestIncastIdealExact(t *testing.T) {
 // without queueing; the incast queues at B's port to host 9. Without ECN, that queue grows
 // until PFC pauses A's port to B, and the victim, which shares only that link, waits.
 func victimScenario(t *testing.T, cfg Config) (victim engine.Time, frames []pfcFrame, n *Network) {
+	cfg.ECN = nil
+	s, n, rec, pl := setup(t, victimGraph(t), cfg)
+	ab := int32(2 * 11)
+	for i := range int32(8) {
+		n.Start([]int32{2 * i, ab, 2*9 + 1}, nil, 64*MB, int64(i))
+	}
+	n.Start([]int32{2 * 8, ab, 2*10 + 1}, nil, 64*MB, 100)
+	s.Run()
+	return rec.arrived[100], pl.frames, n
+}
+
+// victimGraph is victimScenario's fabric: hosts 0..8 on switch A (11), hosts 9 and 10 on switch
+// B (12), A–B at 4 Tb/s (link 11), every link 1 µs.
+func victimGraph(t *testing.T) *route.Graph {
 	const hosts = 11
 	kinds := make([]topo.NodeKind, hosts+2)
 	A, B := int32(hosts), int32(hosts+1)
@@ -157,16 +172,7 @@ func victimScenario(t *testing.T, cfg Config) (victim engine.Time, frames []pfcF
 		links = append(links, tlink{i, sw, G400, engine.Microsecond})
 	}
 	links = append(links, tlink{A, B, 4000e9, engine.Microsecond}) // link 11
-	g := graphOf(t, kinds, links)
-	cfg.ECN = nil
-	s, n, rec, pl := setup(t, g, cfg)
-	ab := int32(2 * 11)
-	for i := range int32(8) {
-		n.Start([]int32{2 * i, ab, 2*9 + 1}, nil, 64*MB, int64(i))
-	}
-	n.Start([]int32{2 * 8, ab, 2*10 + 1}, nil, 64*MB, 100)
-	s.Run()
-	return rec.arrived[100], pl.frames, n
+	return graphOf(t, kinds, links)
 }
 
 // An incast that fills the buffer triggers PFC, and a victim flow that shares only the paused
