@@ -10,6 +10,7 @@ import (
 	"simd/ccl"
 	"simd/ccl/algo"
 	"simd/ccl/nccl"
+	"simd/cmd/simd/flagtable"
 	"simd/configs/atomicfile"
 )
 
@@ -31,7 +32,7 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	fs.StringVar(&o.GPUType, "gpu", "H100", "with -algo auto: the GPU `TYPE`")
 	fs.BoolVar(&o.NVLS, "nvls", os.Getenv("AS_NVLS_ENABLE") == "1", "with -algo auto: NVLS enabled (default from AS_NVLS_ENABLE=1)")
 	fs.BoolVar(&o.PXN, "pxn", os.Getenv("AS_PXN_ENABLE") == "1", "with -algo auto: PXN enabled (default from AS_PXN_ENABLE=1)")
-	fs.Var(value[nccl.PXNVariant]{&o.Params.PXN, nccl.ParsePXNVariant}, "pxn-variant", "`VARIANT`: "+pxnVariantUsage+"; applies to -algo pxn and -algo auto")
+	fs.Var(flagtable.NewValue(&o.Params.PXN, nccl.ParsePXNVariant), "pxn-variant", "`VARIANT`: "+pxnVariantUsage+"; applies to -algo pxn and -algo auto")
 	fs.StringVar(&o.Force, "force", "", "with -algo auto: algorithms forced per group kind, a `LIST` such as TP=nvls,DP=rhd")
 	fs.IntVar(&o.Ranks, "n", 8, "`N` ranks in the group (GPUs 0..N-1)")
 	fs.IntVar(&o.GPUsPerServer, "gps", 8, "`G` GPUs per server")
@@ -56,7 +57,7 @@ func runDAG(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			help(stdout, []string{"simd dag [-op OP] [-algo ALGO] [-n N] [-gps G] [-size BYTES] [-check] [-o FILE]"}, dagAbout, fs)
+			flagtable.Help(stdout, []string{"simd dag [-op OP] [-algo ALGO] [-n N] [-gps G] [-size BYTES] [-check] [-o FILE]"}, dagAbout, fs)
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "simd dag: %v (simd dag -h lists the flags)\n", err)

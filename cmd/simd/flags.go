@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"simd/ccl/nccl"
+	"simd/cmd/simd/flagtable"
 	"simd/configs/units"
 	"simd/workloads"
 	"simd/workloads/moe"
@@ -41,11 +42,11 @@ const pxnVariantUsage = "how PXN decomposes collectives: simccl (SimAI v1.6's Si
 
 // protocolFlags are the flags of the event model's protocol rules, on fs and bound to p, shared
 // by simd and simd moe run: each is SimAI's rule by default.
-func protocolFlags(fs *flag.FlagSet, p *sim.ProtocolRules) []flagSpec {
-	rule := func(name, usage, def string, to *string) flagSpec {
-		return flagSpec{[]string{name}, "RULE", usage, def, func(n, u string) { fs.StringVar(to, n, def, u) }}
+func protocolFlags(fs *flag.FlagSet, p *sim.ProtocolRules) []flagtable.Spec {
+	rule := func(name, usage, def string, to *string) flagtable.Spec {
+		return flagtable.Spec{Names: []string{name}, Arg: "RULE", Usage: usage, Default: def, Define: func(n, u string) { fs.StringVar(to, n, def, u) }}
 	}
-	return []flagSpec{
+	return []flagtable.Spec{
 		rule("-completion", "when a flow is done, and its receiver may go on: ack (SimAI's ns-3: the sender has the ACK of its last packet, and the receiving rank is told then) or arrival (its last byte reaches the receiver)", "ack", &p.Completion),
 		rule("-first-window", "how a windowed flow (HAS_WIN) starts: burst (SimAI's ns-3: its first window at its rate, then nothing until its first ACK) or cap (at most a window per round trip from the start)", "burst", &p.FirstWindow),
 		rule("-forwarding", "what a switch port passes on under congestion control: dequeue (SimAI's ns-3: what leaves its queue, in the proportions its bytes arrived in, so a queue reshapes the flows it holds) or injection (every link of a flow's path receives the sender's rate at once: the classic fluid model)", "dequeue", &p.Forwarding),
@@ -74,7 +75,7 @@ func (f *firstInt) Set(s string) error {
 	return nil
 }
 
-func newFlagSet(o *options) (*flag.FlagSet, []group) {
+func newFlagSet(o *options) (*flag.FlagSet, []flagtable.Group) {
 	fs := flag.NewFlagSet("simd", flag.ContinueOnError)
 	*o = options{logLevel: "info", req: sim.Request{Mode: "event", OutDir: "results", Lang: "en", Overlap: workloads.Overlap{PP: 1},
 		Cluster: sim.ClusterRequest{Names: sim.SimAIFlags}, Event: sim.EventRequest{AlgoPolicy: "simccl", SendLatencyNs: -1,
@@ -93,65 +94,65 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 	boolean := func(p *bool) func(string, string) {
 		return func(n, u string) { fs.BoolVar(p, n, *p, u) }
 	}
-	groups := []group{
-		{"Inputs", []flagSpec{
-			{[]string{"-w", "--workload"}, "FILE", "workload file (SimAI/AICB format); example:NAME runs a shipped example (microAllReduce.txt, workload_analytical.txt)", "the shipped microAllReduce.txt", str(&r.Workload)},
-			{[]string{"-n"}, "FILE", "topology file (SimAI format); gives the GPU count, GPUs per server, GPU type and NVLink/NIC bandwidths unless flags override them", "a Spectrum-X fabric for the GPU count", str(&r.Cluster.TopologyFile)},
-			{[]string{"-c"}, "FILE", "SimAI.conf (network settings of the event mode; checked in every mode)", "the shipped SimAI.conf", str(&r.Conf)},
-			{[]string{"-busbw"}, "FILE", "busbw.yaml of fixed bus bandwidths (SimAI's historical input) instead of the computed ones", "", str(&r.BusBW)},
-			{[]string{"-allow-short-workload"}, "", "accept a workload whose count line promises more records than the file holds, using the records it holds", "",
-				func(n, u string) { fs.BoolVar(&r.Parse.AllowShortCount, n, false, u) }},
-			{[]string{"-comm-groups"}, "FILE", "Chakra trace (-w PREFIX.%d.et or ASTRA-sim's bare PREFIX): ASTRA-sim's communicator-group file, {\"1\": [0, 1], ...}; a node's pg_name picks its group", "none (or PyTorch's process groups from a METADATA_NODE)", str(&r.Chakra.CommGroups)},
-			{[]string{"-chakra-deps"}, "DEPS", "Chakra trace: both (ctrl_deps and data_deps, as ASTRA-sim) or data (data_deps only, as MLCommons' feeder; for older PyTorch traces)", "both", str(&r.Chakra.Deps)},
-			{[]string{"-roofline-tflops"}, "X", "Chakra trace: peak compute, TFLOPS: GPU COMP nodes with num_ops take the roofline time instead of duration_micros", "0: duration_micros", func(n, u string) { fs.Float64Var(&r.Chakra.RooflineTFLOPS, n, 0, u) }},
-			{[]string{"-roofline-gbps"}, "Y", "Chakra trace: local memory bandwidth, GB/s: the roofline's memory bound, and the time of MEM_LOAD/MEM_STORE nodes (tensor_size / Y)", "0: no memory bound, memory nodes take no time", func(n, u string) { fs.Float64Var(&r.Chakra.RooflineGBps, n, 0, u) }},
+	groups := []flagtable.Group{
+		{Title: "Inputs", Flags: []flagtable.Spec{
+			{Names: []string{"-w", "--workload"}, Arg: "FILE", Usage: "workload file (SimAI/AICB format); example:NAME runs a shipped example (microAllReduce.txt, workload_analytical.txt)", Default: "the shipped microAllReduce.txt", Define: str(&r.Workload)},
+			{Names: []string{"-n"}, Arg: "FILE", Usage: "topology file (SimAI format); gives the GPU count, GPUs per server, GPU type and NVLink/NIC bandwidths unless flags override them", Default: "a Spectrum-X fabric for the GPU count", Define: str(&r.Cluster.TopologyFile)},
+			{Names: []string{"-c"}, Arg: "FILE", Usage: "SimAI.conf (network settings of the event mode; checked in every mode)", Default: "the shipped SimAI.conf", Define: str(&r.Conf)},
+			{Names: []string{"-busbw"}, Arg: "FILE", Usage: "busbw.yaml of fixed bus bandwidths (SimAI's historical input) instead of the computed ones", Define: str(&r.BusBW)},
+			{Names: []string{"-allow-short-workload"}, Usage: "accept a workload whose count line promises more records than the file holds, using the records it holds",
+				Define: func(n, u string) { fs.BoolVar(&r.Parse.AllowShortCount, n, false, u) }},
+			{Names: []string{"-comm-groups"}, Arg: "FILE", Usage: "Chakra trace (-w PREFIX.%d.et or ASTRA-sim's bare PREFIX): ASTRA-sim's communicator-group file, {\"1\": [0, 1], ...}; a node's pg_name picks its group", Default: "none (or PyTorch's process groups from a METADATA_NODE)", Define: str(&r.Chakra.CommGroups)},
+			{Names: []string{"-chakra-deps"}, Arg: "DEPS", Usage: "Chakra trace: both (ctrl_deps and data_deps, as ASTRA-sim) or data (data_deps only, as MLCommons' feeder; for older PyTorch traces)", Default: "both", Define: str(&r.Chakra.Deps)},
+			{Names: []string{"-roofline-tflops"}, Arg: "X", Usage: "Chakra trace: peak compute, TFLOPS: GPU COMP nodes with num_ops take the roofline time instead of duration_micros", Default: "0: duration_micros", Define: func(n, u string) { fs.Float64Var(&r.Chakra.RooflineTFLOPS, n, 0, u) }},
+			{Names: []string{"-roofline-gbps"}, Arg: "Y", Usage: "Chakra trace: local memory bandwidth, GB/s: the roofline's memory bound, and the time of MEM_LOAD/MEM_STORE nodes (tensor_size / Y)", Default: "0: no memory bound, memory nodes take no time", Define: func(n, u string) { fs.Float64Var(&r.Chakra.RooflineGBps, n, 0, u) }},
 		}},
-		{"Mode and outputs", []flagSpec{
-			{[]string{"-mode"}, "MODE", "event (every flow over the fabric: max-min fair sharing, or DCQCN/HPCC/DCTCP with fluid queues, ECN and PFC when SimAI.conf's CC_MODE asks), analytical (SimAI_analytical's closed-form model) or compare (both, side by side in compare.csv)", "event", str(&r.Mode)},
-			{[]string{"-o"}, "DIR", "output folder; in the event mode every output (EndToEnd.csv, summary.json, fct.txt, ...) goes here under its standard name and SimAI.conf's *_OUTPUT_FILE and *_MON_FILE keys only switch outputs on or off", "results (event mode without -o and with -c: the paths SimAI.conf gives)", str(&r.OutDir)},
-			{[]string{"-r", "--result"}, "PREFIX", "output prefix: the report is DIR/PREFIXEndToEnd.csv (in the event mode every output gets it)", "analytical mode: derived from the workload file name, as SimAI_analytical; event mode: none", str(&r.Prefix)},
-			{[]string{"-r_f", "--result_folder"}, "FOLDER", "folder inside DIR for the outputs", "", str(&r.ResultFolder)},
-			{[]string{"-v", "--visual"}, "N", "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown (self-contained: no network needed to view it)", "0", num(&o.visual)},
-			{[]string{"-plot"}, "", "also draw the plots (PNG and SVG: FCT slowdown CDF, link utilisation by tier, busiest links, time per layer, analytical vs event) into the output folder; simd plot DIR redraws them", "", boolean(&o.plot)},
-			{[]string{"-report"}, "", "also write PREFIXreport.html, one self-contained page (no network access) with the run's summary, exposed communication by group, plots, link and compare tables and per-layer table; simd report DIR writes it for an existing folder", "", boolean(&o.report)},
-			{[]string{"-trace"}, "FILE", "also write the run's timeline to FILE, a Chrome trace (JSON) that ui.perfetto.dev and chrome://tracing open: compute, waits and collectives per pipeline stage (ranks that run the same spans share a track), per job with -jobs, and link utilisation counters (docs/formats.md)", "", str(&r.Timeline)},
-			{[]string{"-trace-all-ranks"}, "", "with -trace: one track per rank instead of one per group of ranks that run the same spans (large for thousands of GPUs)", "", boolean(&r.TimelineAllRanks)},
-			{[]string{"-l", "--lang"}, "LANG", "language of the chart: en or ja", "en", str(&r.Lang)},
-			{[]string{"-log-level"}, "LEVEL", "debug, info, warn or error (log lines go to stderr)", "info", str(&o.logLevel)},
-			{[]string{"-quiet"}, "", "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", "", boolean(&o.quiet)},
-			{[]string{"-progress-every"}, "DURATION", "the progress report's interval, e.g. 500ms or 1m; the first report comes after one interval", "1s on a terminal, else 10s; the first after 2s", func(n, u string) { fs.DurationVar(&o.progressEvery, n, 0, u) }},
-			{[]string{"-cpuprofile"}, "FILE", "write a CPU profile of the run (go tool pprof reads it)", "", str(&o.cpuProfile)},
-			{[]string{"-memprofile"}, "FILE", "write a heap profile at the end of the run", "", str(&o.memProfile)},
+		{Title: "Mode and outputs", Flags: []flagtable.Spec{
+			{Names: []string{"-mode"}, Arg: "MODE", Usage: "event (every flow over the fabric: max-min fair sharing, or DCQCN/HPCC/DCTCP with fluid queues, ECN and PFC when SimAI.conf's CC_MODE asks), analytical (SimAI_analytical's closed-form model) or compare (both, side by side in compare.csv)", Default: "event", Define: str(&r.Mode)},
+			{Names: []string{"-o"}, Arg: "DIR", Usage: "output folder; in the event mode every output (EndToEnd.csv, summary.json, fct.txt, ...) goes here under its standard name and SimAI.conf's *_OUTPUT_FILE and *_MON_FILE keys only switch outputs on or off", Default: "results (event mode without -o and with -c: the paths SimAI.conf gives)", Define: str(&r.OutDir)},
+			{Names: []string{"-r", "--result"}, Arg: "PREFIX", Usage: "output prefix: the report is DIR/PREFIXEndToEnd.csv (in the event mode every output gets it)", Default: "analytical mode: derived from the workload file name, as SimAI_analytical; event mode: none", Define: str(&r.Prefix)},
+			{Names: []string{"-r_f", "--result_folder"}, Arg: "FOLDER", Usage: "folder inside DIR for the outputs", Define: str(&r.ResultFolder)},
+			{Names: []string{"-v", "--visual"}, Arg: "N", Usage: "N ≠ 0 also writes PREFIXchart.html, a pie chart of the time breakdown (self-contained: no network needed to view it)", Default: "0", Define: num(&o.visual)},
+			{Names: []string{"-plot"}, Usage: "also draw the plots (PNG and SVG: FCT slowdown CDF, link utilisation by tier, busiest links, time per layer, analytical vs event) into the output folder; simd plot DIR redraws them", Define: boolean(&o.plot)},
+			{Names: []string{"-report"}, Usage: "also write PREFIXreport.html, one self-contained page (no network access) with the run's summary, exposed communication by group, plots, link and compare tables and per-layer table; simd report DIR writes it for an existing folder", Define: boolean(&o.report)},
+			{Names: []string{"-trace"}, Arg: "FILE", Usage: "also write the run's timeline to FILE, a Chrome trace (JSON) that ui.perfetto.dev and chrome://tracing open: compute, waits and collectives per pipeline stage (ranks that run the same spans share a track), per job with -jobs, and link utilisation counters (docs/formats.md)", Define: str(&r.Timeline)},
+			{Names: []string{"-trace-all-ranks"}, Usage: "with -trace: one track per rank instead of one per group of ranks that run the same spans (large for thousands of GPUs)", Define: boolean(&r.TimelineAllRanks)},
+			{Names: []string{"-l", "--lang"}, Arg: "LANG", Usage: "language of the chart: en or ja", Default: "en", Define: str(&r.Lang)},
+			{Names: []string{"-log-level"}, Arg: "LEVEL", Usage: "debug, info, warn or error (log lines go to stderr)", Default: "info", Define: str(&o.logLevel)},
+			{Names: []string{"-quiet"}, Usage: "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", Define: boolean(&o.quiet)},
+			{Names: []string{"-progress-every"}, Arg: "DURATION", Usage: "the progress report's interval, e.g. 500ms or 1m; the first report comes after one interval", Default: "1s on a terminal, else 10s; the first after 2s", Define: func(n, u string) { fs.DurationVar(&o.progressEvery, n, 0, u) }},
+			{Names: []string{"-cpuprofile"}, Arg: "FILE", Usage: "write a CPU profile of the run (go tool pprof reads it)", Define: str(&o.cpuProfile)},
+			{Names: []string{"-memprofile"}, Arg: "FILE", Usage: "write a heap profile at the end of the run", Define: str(&o.memProfile)},
 		}},
-		{"Cluster (SimAI_analytical's flags, same meaning)", []flagSpec{
-			{[]string{"-g", "--gpus"}, "N", "number of GPUs (if repeated, the first counts)", "the topology's, else the workload's all_gpus", val(&o.gpus)},
-			{[]string{"-g_p_s", "--gpus-per-server"}, "N", "GPUs per server (scale-up domain)", "the topology's, else 8", num(&o.gpusPerServer)},
-			{[]string{"-nv", "--nvlink"}, "GBPS", "NVLink bus bandwidth per GPU, GB/s", "the topology's NVLink rate / 8, else from -g_type", val(single(&o.nvlink))},
-			{[]string{"-nic", "--nic_busbw"}, "GBPS", "bandwidth of one NIC, GB/s", "the topology's NIC rate / 8, else from -nic_t", val(single(&o.nic))},
-			{[]string{"-n_p_s", "--nic_per_server"}, "N", "NICs per server", "the topology's, else GPUs per server", num(&o.nicsPerServer)},
-			{[]string{"-nic_t", "--nic_type"}, "TYPE", "cx6 (23.5 GB/s), cx7 or bf3 (48.5 GB/s); used when -nic is not given", "cx7 without a NIC in the topology", str(&o.nicType)},
-			{[]string{"-g_type", "--gpu_type"}, "TYPE", "A100, A800, H100, H800 or H20; gives -nv (240, 160, 370.8, 164.8, 370.8) when -nv is not given", "the topology's", str(&o.gpuType)},
+		{Title: "Cluster (SimAI_analytical's flags, same meaning)", Flags: []flagtable.Spec{
+			{Names: []string{"-g", "--gpus"}, Arg: "N", Usage: "number of GPUs (if repeated, the first counts)", Default: "the topology's, else the workload's all_gpus", Define: val(&o.gpus)},
+			{Names: []string{"-g_p_s", "--gpus-per-server"}, Arg: "N", Usage: "GPUs per server (scale-up domain)", Default: "the topology's, else 8", Define: num(&o.gpusPerServer)},
+			{Names: []string{"-nv", "--nvlink"}, Arg: "GBPS", Usage: "NVLink bus bandwidth per GPU, GB/s", Default: "the topology's NVLink rate / 8, else from -g_type", Define: val(flagtable.Single(&o.nvlink))},
+			{Names: []string{"-nic", "--nic_busbw"}, Arg: "GBPS", Usage: "bandwidth of one NIC, GB/s", Default: "the topology's NIC rate / 8, else from -nic_t", Define: val(flagtable.Single(&o.nic))},
+			{Names: []string{"-n_p_s", "--nic_per_server"}, Arg: "N", Usage: "NICs per server", Default: "the topology's, else GPUs per server", Define: num(&o.nicsPerServer)},
+			{Names: []string{"-nic_t", "--nic_type"}, Arg: "TYPE", Usage: "cx6 (23.5 GB/s), cx7 or bf3 (48.5 GB/s); used when -nic is not given", Default: "cx7 without a NIC in the topology", Define: str(&o.nicType)},
+			{Names: []string{"-g_type", "--gpu_type"}, Arg: "TYPE", Usage: "A100, A800, H100, H800 or H20; gives -nv (240, 160, 370.8, 164.8, 370.8) when -nv is not given", Default: "the topology's", Define: str(&o.gpuType)},
 		}},
-		{"Event mode", []flagSpec{
-			{[]string{"-flows"}, "FILE", "run a flow file (ns-3/HPCC format: a count, then \"src dst pg dport size start_s\" per flow) instead of a workload", "", str(&r.Flows)},
-			{[]string{"-jobs"}, "FILE", "run several jobs on one fabric instead of a workload: a YAML list of jobs, each a workload on explicit GPUs (gpus: \"0-31\") or a count placed packed, spread or at random, with a start time and an iteration count (docs/formats.md); writes jobs.csv with each job's iteration time together and alone and the slowdown, and JOB/EndToEnd.csv and JOB/summary.json per job", "", str(&r.Jobs)},
-			{[]string{"-jobs-alone"}, "HOW", "with -jobs, the alone figures: run (simulate each job alone on its GPUs after the run together), none (leave them out), or an earlier run's jobs.csv to read them from", "run", str(&r.JobsAlone)},
-			{[]string{"-nvls"}, "", "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", "from AS_NVLS_ENABLE", boolean(&e.NVLS)},
-			{[]string{"-pxn"}, "", "PXN relays for rings (and, with -pxn-variant nccl, all-to-alls) across servers (SimAI's AS_PXN_ENABLE=1)", "from AS_PXN_ENABLE", boolean(&e.PXN)},
-			{[]string{"-pxn-variant"}, "VARIANT", pxnVariantUsage, "simccl", val(value[nccl.PXNVariant]{&e.PXNVariant, nccl.ParsePXNVariant})},
-			{[]string{"-algo-policy"}, "POLICY", "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", "simccl; nccl for a Chakra trace", str(&e.AlgoPolicy)},
-			{[]string{"-force-algo"}, "LIST", "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", "", str(&e.ForceAlgo)},
-			{[]string{"-send-lat"}, "NS", "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", "SimAI's per-algorithm table, in ns", func(n, u string) { fs.Int64Var(&e.SendLatencyNs, n, -1, u) }},
-			{[]string{"-chunks"}, "N", "chunks per channel of tree, NVLS and NVLS-Tree collectives (0: their default)", "0", num(&e.Chunks)},
-			{[]string{"-ep-dispatch"}, "PLAN", "how EP all-to-alls run: nccl (SimCCL's all-to-all), deepep or fast (a DeepEP or FAST dispatch of tokens drawn with the -moe-* model)", "nccl", str(&e.EPDispatch)},
-			{[]string{"-moe-hidden"}, "H", "-ep-dispatch token model: elements per token", "7168", num(&e.DispatchModel.Hidden)},
-			{[]string{"-moe-dtype-bytes"}, "D", "-ep-dispatch token model: bytes per element (a token is H × D bytes)", "2", num(&e.DispatchModel.DtypeBytes)},
-			{[]string{"-moe-top-k"}, "K", "-ep-dispatch token model: experts per token", "8", num(&e.DispatchModel.TopK)},
-			{[]string{"-moe-experts-per-gpu"}, "E", "-ep-dispatch token model: experts on each GPU of the EP group", "1", num(&e.DispatchModel.ExpertsPerGPU)},
-			{[]string{"-moe-chunks"}, "N", "-ep-dispatch deepep: pieces each transfer is streamed in (forwards overlap the copies they wait for)", "1", num(&e.DispatchModel.Chunks)},
-			{[]string{"-moe-zipf"}, "S", "-ep-dispatch token model: Zipf exponent of expert popularity (0: uniform)", "0", func(n, u string) { fs.Float64Var(&e.DispatchModel.Zipf, n, 0, u) }},
-			{[]string{"-threads"}, "N", "cores a run may use: 1 runs everything on one; 2 also formats and writes the FCT log (fct.txt) on a second one; the outputs are the same byte for byte", "2 when Go may use 2 cores (GOMAXPROCS), else 1",
-				func(n, u string) {
+		{Title: "Event mode", Flags: []flagtable.Spec{
+			{Names: []string{"-flows"}, Arg: "FILE", Usage: "run a flow file (ns-3/HPCC format: a count, then \"src dst pg dport size start_s\" per flow) instead of a workload", Define: str(&r.Flows)},
+			{Names: []string{"-jobs"}, Arg: "FILE", Usage: "run several jobs on one fabric instead of a workload: a YAML list of jobs, each a workload on explicit GPUs (gpus: \"0-31\") or a count placed packed, spread or at random, with a start time and an iteration count (docs/formats.md); writes jobs.csv with each job's iteration time together and alone and the slowdown, and JOB/EndToEnd.csv and JOB/summary.json per job", Define: str(&r.Jobs)},
+			{Names: []string{"-jobs-alone"}, Arg: "HOW", Usage: "with -jobs, the alone figures: run (simulate each job alone on its GPUs after the run together), none (leave them out), or an earlier run's jobs.csv to read them from", Default: "run", Define: str(&r.JobsAlone)},
+			{Names: []string{"-nvls"}, Usage: "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", Default: "from AS_NVLS_ENABLE", Define: boolean(&e.NVLS)},
+			{Names: []string{"-pxn"}, Usage: "PXN relays for rings (and, with -pxn-variant nccl, all-to-alls) across servers (SimAI's AS_PXN_ENABLE=1)", Default: "from AS_PXN_ENABLE", Define: boolean(&e.PXN)},
+			{Names: []string{"-pxn-variant"}, Arg: "VARIANT", Usage: pxnVariantUsage, Default: "simccl", Define: val(flagtable.NewValue(&e.PXNVariant, nccl.ParsePXNVariant))},
+			{Names: []string{"-algo-policy"}, Arg: "POLICY", Usage: "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", Default: "simccl; nccl for a Chakra trace", Define: str(&e.AlgoPolicy)},
+			{Names: []string{"-force-algo"}, Arg: "LIST", Usage: "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", Define: str(&e.ForceAlgo)},
+			{Names: []string{"-send-lat"}, Arg: "NS", Usage: "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", Default: "SimAI's per-algorithm table, in ns", Define: func(n, u string) { fs.Int64Var(&e.SendLatencyNs, n, -1, u) }},
+			{Names: []string{"-chunks"}, Arg: "N", Usage: "chunks per channel of tree, NVLS and NVLS-Tree collectives (0: their default)", Default: "0", Define: num(&e.Chunks)},
+			{Names: []string{"-ep-dispatch"}, Arg: "PLAN", Usage: "how EP all-to-alls run: nccl (SimCCL's all-to-all), deepep or fast (a DeepEP or FAST dispatch of tokens drawn with the -moe-* model)", Default: "nccl", Define: str(&e.EPDispatch)},
+			{Names: []string{"-moe-hidden"}, Arg: "H", Usage: "-ep-dispatch token model: elements per token", Default: "7168", Define: num(&e.DispatchModel.Hidden)},
+			{Names: []string{"-moe-dtype-bytes"}, Arg: "D", Usage: "-ep-dispatch token model: bytes per element (a token is H × D bytes)", Default: "2", Define: num(&e.DispatchModel.DtypeBytes)},
+			{Names: []string{"-moe-top-k"}, Arg: "K", Usage: "-ep-dispatch token model: experts per token", Default: "8", Define: num(&e.DispatchModel.TopK)},
+			{Names: []string{"-moe-experts-per-gpu"}, Arg: "E", Usage: "-ep-dispatch token model: experts on each GPU of the EP group", Default: "1", Define: num(&e.DispatchModel.ExpertsPerGPU)},
+			{Names: []string{"-moe-chunks"}, Arg: "N", Usage: "-ep-dispatch deepep: pieces each transfer is streamed in (forwards overlap the copies they wait for)", Default: "1", Define: num(&e.DispatchModel.Chunks)},
+			{Names: []string{"-moe-zipf"}, Arg: "S", Usage: "-ep-dispatch token model: Zipf exponent of expert popularity (0: uniform)", Default: "0", Define: func(n, u string) { fs.Float64Var(&e.DispatchModel.Zipf, n, 0, u) }},
+			{Names: []string{"-threads"}, Arg: "N", Usage: "cores a run may use: 1 runs everything on one; 2 also formats and writes the FCT log (fct.txt) on a second one; the outputs are the same byte for byte", Default: "2 when Go may use 2 cores (GOMAXPROCS), else 1",
+				Define: func(n, u string) {
 					fs.Func(n, u, func(v string) error {
 						k, err := strconv.Atoi(v)
 						if err != nil || k < 1 {
@@ -161,36 +162,36 @@ func newFlagSet(o *options) (*flag.FlagSet, []group) {
 						return nil
 					})
 				}},
-			{[]string{"-qps-per-conn"}, "N", "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", "NCCL_IB_QPS_PER_CONNECTION, else 1",
-				func(n, u string) {
+			{Names: []string{"-qps-per-conn"}, Arg: "N", Usage: "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", Default: "NCCL_IB_QPS_PER_CONNECTION, else 1",
+				Define: func(n, u string) {
 					fs.Func(n, u, func(v string) error {
 						k, err := nccl.ParseQPsPerConnection(v)
 						e.QPsPerConn = k
 						return err
 					})
 				}},
-			{[]string{"-seed"}, "N", "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", "1", func(n, u string) { fs.Uint64Var(&e.Seed, n, 1, u) }},
+			{Names: []string{"-seed"}, Arg: "N", Usage: "seed of the random choices of the congestion-control model (which flow a marked packet belongs to); same inputs and seed, same outputs", Default: "1", Define: func(n, u string) { fs.Uint64Var(&e.Seed, n, 1, u) }},
 		}},
-		{"Protocol rules (SimAI's ns-3 by default; the other values are the physical or classic models of docs/models.md)", protocolFlags(fs, &e.ProtocolRules)},
-		{"Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", []flagSpec{
-			{[]string{"-max-events"}, "N", "stop the event mode after N engine events (0: no limit)", "0", func(n, u string) { fs.Uint64Var(&e.MaxEvents, n, 0, u) }},
-			{[]string{"-max-wall"}, "DURATION", "stop the event mode after this much wall-clock time, e.g. 90s or 2h (0: no limit)", "0", func(n, u string) { fs.DurationVar(&e.MaxWall, n, 0, u) }},
-			{[]string{"-max-memory"}, "BYTES", "refuse, before simulating, an event run whose estimated peak memory exceeds this, e.g. 16GiB", "the memory available to simd (MemAvailable, or the cgroup's limit if lower)", val(value[int64]{&e.MaxMemory, units.ParseBytes})},
+		{Title: "Protocol rules (SimAI's ns-3 by default; the other values are the physical or classic models of docs/models.md)", Flags: protocolFlags(fs, &e.ProtocolRules)},
+		{Title: "Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", Flags: []flagtable.Spec{
+			{Names: []string{"-max-events"}, Arg: "N", Usage: "stop the event mode after N engine events (0: no limit)", Default: "0", Define: func(n, u string) { fs.Uint64Var(&e.MaxEvents, n, 0, u) }},
+			{Names: []string{"-max-wall"}, Arg: "DURATION", Usage: "stop the event mode after this much wall-clock time, e.g. 90s or 2h (0: no limit)", Default: "0", Define: func(n, u string) { fs.DurationVar(&e.MaxWall, n, 0, u) }},
+			{Names: []string{"-max-memory"}, Arg: "BYTES", Usage: "refuse, before simulating, an event run whose estimated peak memory exceeds this, e.g. 16GiB", Default: "the memory available to simd (MemAvailable, or the cgroup's limit if lower)", Define: val(flagtable.NewValue(&e.MaxMemory, units.ParseBytes))},
 		}},
-		{"Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", []flagSpec{
-			{[]string{"-dp_o", "--dp_overlap"}, "R", "DP and DP_EP", "0", val(single(&r.Overlap.DP))},
-			{[]string{"-ep_o", "--ep_overlap"}, "R", "EP", "0", val(single(&r.Overlap.EP))},
-			{[]string{"-tp_o", "--tp_overlap"}, "R", "TP", "0", val(single(&r.Overlap.TP))},
-			{[]string{"-pp_o", "--pp_overlap"}, "R", "PP", "1", val(single(&r.Overlap.PP))},
+		{Title: "Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", Flags: []flagtable.Spec{
+			{Names: []string{"-dp_o", "--dp_overlap"}, Arg: "R", Usage: "DP and DP_EP", Default: "0", Define: val(flagtable.Single(&r.Overlap.DP))},
+			{Names: []string{"-ep_o", "--ep_overlap"}, Arg: "R", Usage: "EP", Default: "0", Define: val(flagtable.Single(&r.Overlap.EP))},
+			{Names: []string{"-tp_o", "--tp_overlap"}, Arg: "R", Usage: "TP", Default: "0", Define: val(flagtable.Single(&r.Overlap.TP))},
+			{Names: []string{"-pp_o", "--pp_overlap"}, Arg: "R", Usage: "PP", Default: "1", Define: val(flagtable.Single(&r.Overlap.PP))},
 		}},
 	}
-	defineGroups(fs, groups)
+	flagtable.Define(fs, groups)
 	return fs, groups
 }
 
 // usage writes -h: every flag with its aliases, meaning and default.
-func usage(w io.Writer, groups []group) {
-	writeUsage(w, "simd [-w WORKLOAD] [-n TOPO] [-c SimAI.conf] [-mode event|analytical|compare] [-o DIR] [-r PREFIX] [flags]",
+func usage(w io.Writer, groups []flagtable.Group) {
+	flagtable.WriteUsage(w, "simd [-w WORKLOAD] [-n TOPO] [-c SimAI.conf] [-mode event|analytical|compare] [-o DIR] [-r PREFIX] [flags]",
 		"simd -flows FLOWFILE -n TOPO [-c SimAI.conf] [-o DIR]",
 		"simd topo|dag|moe|sweep|plot ... (see Subcommands)")
 	fmt.Fprint(w, `
@@ -208,7 +209,7 @@ Subcommands:
 
 Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input or usage, 1 other failures.
 `)
-	writeGroups(w, groups)
+	flagtable.WriteGroups(w, groups)
 }
 
 // defaultOptions are the options of a command line that gives no flag.
@@ -241,8 +242,8 @@ func parseFlags(args []string) (*options, error) {
 		return nil, fmt.Errorf("-max-wall %v: expected a duration of 0 (no limit) or more", e.MaxWall)
 	}
 	o.set = map[string]bool{}
-	for _, s := range givenFlags(fs, groups) {
-		o.set[strings.TrimLeft(s.names[0], "-")] = true
+	for _, s := range flagtable.Given(fs, groups) {
+		o.set[strings.TrimLeft(s.Names[0], "-")] = true
 	}
 	return o, nil
 }

@@ -12,6 +12,9 @@
 // shells too, each over the package that owns its job: simd topo over topo and topo/route
 // (GeneratorOptions.GenerateFile, route.Info), simd dag over ccl/algo (StudyRequest), simd moe
 // over workloads/moe and sim.ExecuteMoERun, simd sweep over workloads/sweep (Plan, Executor).
+// The command-line machinery they all share (grouped flag tables with aliases, the layout of
+// -h, typed flag values, flags after positional arguments) is package cmd/simd/flagtable; this
+// package keeps the flags themselves, their help texts, the messages and the exit statuses.
 //
 // default.pgo is a CPU profile the go tool uses for profile-guided optimisation of every build
 // of simd (inlining and layout of the event loop's hot path): the 1,024-GPU ring all-reduce and

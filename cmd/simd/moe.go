@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"simd/cmd/simd/flagtable"
 	"simd/workloads/moe"
 )
 
@@ -38,20 +39,20 @@ Commands:
 func moeGenFlagSet(cfg *moe.Config, out *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("simd moe gen", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Var(decimal(&cfg.Nodes), "nodes", "`N` nodes (servers)")
-	fs.Var(decimal(&cfg.GPUsPerNode), "gps", "`G` GPUs per node; GPU g is on node g / G")
-	fs.Var(decimal(&cfg.ExpertsPerGPU), "experts-per-gpu", "`E` experts per GPU; expert e is on GPU e / E")
-	fs.Var(decimal(&cfg.SeqLen), "seq-len", "`L` tokens per sequence")
-	fs.Var(decimal(&cfg.Batch), "batch", "`B` sequences per batch; each layer routes L × B tokens, spread evenly over the GPUs (the remainder one each to GPUs drawn at random)")
-	fs.Var(decimal(&cfg.TopK), "top-k", "`K` distinct experts per token, at most the number of experts")
-	fs.Var(finite(&cfg.Zipf), "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
-	fs.Var(decimal(&cfg.Layers), "layers", "`Y` MoE layers per iteration")
-	fs.Var(decimal(&cfg.Iters), "iters", "`I` iterations, one requests file each")
-	fs.Var(decimal(&cfg.Hidden), "hidden", "`H` elements per token (hidden size)")
-	fs.Var(decimal(&cfg.DtypeBytes), "dtype-bytes", "`D` bytes per element: 1 FP8, 2 BF16/FP16, 4 FP32 (a token is H × D bytes)")
-	fs.Var(finite(&cfg.BWInterGBps), "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
-	fs.Var(finite(&cfg.BWIntraGBps), "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
-	fs.Var(unsigned(&cfg.Seed), "seed", "random seed `X`: same flags and seed, same files")
+	fs.Var(flagtable.Decimal(&cfg.Nodes), "nodes", "`N` nodes (servers)")
+	fs.Var(flagtable.Decimal(&cfg.GPUsPerNode), "gps", "`G` GPUs per node; GPU g is on node g / G")
+	fs.Var(flagtable.Decimal(&cfg.ExpertsPerGPU), "experts-per-gpu", "`E` experts per GPU; expert e is on GPU e / E")
+	fs.Var(flagtable.Decimal(&cfg.SeqLen), "seq-len", "`L` tokens per sequence")
+	fs.Var(flagtable.Decimal(&cfg.Batch), "batch", "`B` sequences per batch; each layer routes L × B tokens, spread evenly over the GPUs (the remainder one each to GPUs drawn at random)")
+	fs.Var(flagtable.Decimal(&cfg.TopK), "top-k", "`K` distinct experts per token, at most the number of experts")
+	fs.Var(flagtable.Finite(&cfg.Zipf), "zipf", "Zipf exponent `S` ≥ 0 of expert popularity: the expert of rank k is drawn with probability ∝ (k+1)^-S, experts ranked by a permutation drawn from -seed; 0 is uniform")
+	fs.Var(flagtable.Decimal(&cfg.Layers), "layers", "`Y` MoE layers per iteration")
+	fs.Var(flagtable.Decimal(&cfg.Iters), "iters", "`I` iterations, one requests file each")
+	fs.Var(flagtable.Decimal(&cfg.Hidden), "hidden", "`H` elements per token (hidden size)")
+	fs.Var(flagtable.Decimal(&cfg.DtypeBytes), "dtype-bytes", "`D` bytes per element: 1 FP8, 2 BF16/FP16, 4 FP32 (a token is H × D bytes)")
+	fs.Var(flagtable.Finite(&cfg.BWInterGBps), "bw-inter", "network bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
+	fs.Var(flagtable.Finite(&cfg.BWIntraGBps), "bw-intra", "NVLink bandwidth per GPU, `GBPS` (GB/s), recorded for simd moe run's estimates (which take the topology's instead when given -n)")
+	fs.Var(flagtable.Unsigned(&cfg.Seed), "seed", "random seed `X`: same flags and seed, same files")
 	fs.StringVar(out, "o", "workload", "output folder `DIR`, created if needed")
 	return fs
 }
@@ -65,7 +66,7 @@ func moeGenDefaults() *flag.FlagSet {
 // runMoE is simd moe: it dispatches to the subcommand.
 func runMoE(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		writeUsage(stderr, moeForms...)
+		flagtable.WriteUsage(stderr, moeForms...)
 		fmt.Fprintln(stderr, "simd moe: expected a command, gen or run (simd moe -h)")
 		return exitBadInput
 	}
@@ -75,9 +76,9 @@ func runMoE(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return runMoERun(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
-		writeUsage(stdout, moeForms...)
+		flagtable.WriteUsage(stdout, moeForms...)
 		fmt.Fprintf(stdout, "\n%s\n\nFlags of simd moe gen:\n", moeAbout)
-		writeFlags(stdout, moeGenDefaults())
+		flagtable.WriteFlags(stdout, moeGenDefaults())
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "simd moe: unknown command %q: expected gen or run (simd moe -h lists them)\n", args[0])
@@ -112,7 +113,7 @@ func parseMoEGen(args []string) (moe.Config, string, error) {
 func runMoEGen(args []string, stdout, stderr io.Writer) int {
 	cfg, out, err := parseMoEGen(args)
 	if errors.Is(err, flag.ErrHelp) {
-		help(stdout, moeForms[:1], `simd moe gen writes a token-routing workload: DIR/config.json and DIR/iter_<i>_requests.csv
+		flagtable.Help(stdout, moeForms[:1], `simd moe gen writes a token-routing workload: DIR/config.json and DIR/iter_<i>_requests.csv
 with the header layer,token,src_gpu,experts,gpus. The defaults are those of the reference MoE
 dispatch model of docs/moe-estimates.md: 4 nodes of 8 GPUs, 2 experts per GPU, 2048 × 32
 tokens, top-2, Zipf 1.2.`, moeGenDefaults())

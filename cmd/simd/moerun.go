@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"simd/cmd/simd/flagtable"
 	"simd/workloads/sim"
 )
 
@@ -32,7 +33,7 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.StringVar(&o.Conf, "c", "", "event mode: `SimAI.conf` (congestion control, packet size; default: the shipped one)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "event mode: seed `N` of the congestion-control model's random choices")
 	for _, s := range protocolFlags(fs, &o.ProtocolRules) {
-		s.define(strings.TrimLeft(s.names[0], "-"), "event mode, `"+s.arg+"`: "+s.usage)
+		s.Define(strings.TrimLeft(s.Names[0], "-"), "event mode, `"+s.Arg+"`: "+s.Usage)
 	}
 	fs.IntVar(&o.Threads, "threads", 0, "event mode: `N` = 2 formats and writes fct.txt on a second core, 1 keeps everything on one (0: 2 when Go may use two cores)")
 	fs.Uint64Var(&o.MaxEvents, "max-events", 0, "event mode: stop after `N` engine events, writing the finished layers' metrics and fct.txt marked incomplete (exit 3; SIGINT or SIGTERM: 130 or 143)")
@@ -60,7 +61,7 @@ func runMoERun(args []string, stdout, stderr io.Writer) int {
 	fs := moeRunFlagSet(&o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			help(stdout, moeRunForms, moeRunAbout, fs)
+			flagtable.Help(stdout, moeRunForms, moeRunAbout, fs)
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "simd moe run: %v (simd moe run -h lists the flags)\n", err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"simd/cmd/simd/flagtable"
 	"simd/cmd/simd/plots"
 	"simd/cmd/simd/report"
 	"simd/workloads/sim"
@@ -53,7 +54,7 @@ func folderArgs(cmd, usage string, args []string, stdout, stderr io.Writer) (dir
 	fs.SetOutput(io.Discard)
 	o := fs.String("o", "", "")
 	r := fs.String("r", "", "")
-	dirs, err := parseInterleaved(fs, args)
+	dirs, err := flagtable.ParseInterleaved(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
 		return "", "", "", exitOK, false

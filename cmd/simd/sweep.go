@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"simd/cmd/simd/flagtable"
 	"simd/cmd/simd/plots"
 	"simd/topo"
 	"simd/workloads/sim"
@@ -71,31 +72,16 @@ func sweepFlagSet(c *sweepCommand) *flag.FlagSet {
 	fs.Usage = func() {}
 	fs.StringVar(&c.out, "o", "", "output `DIR` of the runs (required)")
 	fs.StringVar(&c.shard, "shard", "", "run only shard `i/n` (0 ≤ i < n): the runs k with k mod n = i")
-	fs.Var(decimal(&c.shards), "shards", "shard count `N` when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (0: SLURM_ARRAY_TASK_COUNT)")
-	fs.Var(decimal(&c.jobs), "j", "run up to `N` runs at once (the results do not depend on it)")
+	fs.Var(flagtable.Decimal(&c.shards), "shards", "shard count `N` when the index comes from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID (0: SLURM_ARRAY_TASK_COUNT)")
+	fs.Var(flagtable.Decimal(&c.jobs), "j", "run up to `N` runs at once (the results do not depend on it)")
 	return fs
-}
-
-// parseInterleaved parses flags that may come before or after the positional arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 func printSweepHelp(w io.Writer) {
 	c := sweepCommand{jobs: 1}
-	help(w, sweepForms, sweepAbout, sweepFlagSet(&c))
+	flagtable.Help(w, sweepForms, sweepAbout, sweepFlagSet(&c))
 	fmt.Fprintln(w, "\nFlags of simd sweep merge:")
-	writeFlags(w, sweepMergeFlagSet(new(string)))
+	flagtable.WriteFlags(w, sweepMergeFlagSet(new(string)))
 }
 
 // sweepMergeFlagSet defines simd sweep merge's flags.
@@ -122,7 +108,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 // cleanly and no run starts after it.
 func sweepContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := sweepCommand{jobs: 1}
-	pos, err := parseInterleaved(sweepFlagSet(&c), args)
+	pos, err := flagtable.ParseInterleaved(sweepFlagSet(&c), args)
 	if errors.Is(err, flag.ErrHelp) {
 		printSweepHelp(stdout)
 		return exitOK
@@ -196,7 +182,7 @@ func (c *sweepCommand) execute(ctx context.Context, stdout io.Writer, getenv fun
 // runSweepMerge is simd sweep merge.
 func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	out := new(string)
-	dirs, err := parseInterleaved(sweepMergeFlagSet(out), args)
+	dirs, err := flagtable.ParseInterleaved(sweepMergeFlagSet(out), args)
 	if errors.Is(err, flag.ErrHelp) {
 		printSweepHelp(stdout)
 		return exitOK

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"simd/cmd/simd/flagtable"
 	"simd/topo"
 	"simd/topo/route"
 	"simd/workloads/sim"
@@ -37,61 +38,61 @@ type topoRaw struct {
 // newTopoFlagSet defines simd topo's flags on a new flag set, storing the values in r. The
 // generator's options keep the values r holds until their flags are given; -o and -path-limit
 // start at their defaults.
-func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []group) {
+func newTopoFlagSet(r *topoRaw) (*flag.FlagSet, []flagtable.Group) {
 	r.outDir, r.pathLimit = ".", 16
 	o := &r.gen
 	fs := flag.NewFlagSet("simd topo", flag.ContinueOnError)
 	val := func(v flag.Value) func(string, string) { return func(n, u string) { fs.Var(v, n, u) } }
-	str := func(p *string) func(string, string) { return val(text(p)) }
-	num := func(p *int) func(string, string) { return val(decimal(p)) }
-	sw := func(p *bool) func(string, string) { return val(value[bool]{p, parseSwitch}) }
-	groups := []group{
-		{"Structure", []flagSpec{
-			{[]string{"-topo", "--topology"}, "NAME",
-				"template: Spectrum-X (rail-optimised single ToR), AlibabaHPN (rail-optimised dual ToR; dual plane with --dp) or DCN+ (not rail-optimised; dual ToR with --dt). " +
+	str := func(p *string) func(string, string) { return val(flagtable.Text(p)) }
+	num := func(p *int) func(string, string) { return val(flagtable.Decimal(p)) }
+	sw := func(p *bool) func(string, string) { return val(flagtable.Switch(p)) }
+	groups := []flagtable.Group{
+		{Title: "Structure", Flags: []flagtable.Spec{
+			{Names: []string{"-topo", "--topology"}, Arg: "NAME",
+				Usage: "template: Spectrum-X (rail-optimised single ToR), AlibabaHPN (rail-optimised dual ToR; dual plane with --dp) or DCN+ (not rail-optimised; dual ToR with --dt). " +
 					"Case-sensitive; any other value is no template. A template fixes the structure flags (only AlibabaHPN takes --dp, only DCN+ takes --dt) and changes some defaults, as listed with each flag",
-				"none", str(&o.Topology)},
-			{[]string{"--ro"}, "", "rail-optimised: GPU i's NIC goes to the ASW of rail i mod gps; without it (and without a template) the fabric is not rail-optimised", "off", sw(&o.RailOptimized)},
-			{[]string{"--dt"}, "", "dual ToR: two NICs per GPU, to an A-side and a B-side ASW", "off", sw(&o.DualToR)},
-			{[]string{"--dp"}, "", "dual plane: A-side ASWs reach only the first half of the PSWs, B-side ASWs only the rest (needs --ro --dt, or -topo AlibabaHPN)", "off", sw(&o.DualPlane)},
-			{[]string{"-g", "--gpu"}, "N", "number of GPUs, a multiple of -gps", "32; Spectrum-X: 4096, AlibabaHPN: 15360, DCN+: 512", num(&o.GPUs)},
-			{[]string{"-er", "--error_rate"}, "P", "packet loss probability written into every link", "0", str(&o.ErrorRate)},
+				Default: "none", Define: str(&o.Topology)},
+			{Names: []string{"--ro"}, Usage: "rail-optimised: GPU i's NIC goes to the ASW of rail i mod gps; without it (and without a template) the fabric is not rail-optimised", Default: "off", Define: sw(&o.RailOptimized)},
+			{Names: []string{"--dt"}, Usage: "dual ToR: two NICs per GPU, to an A-side and a B-side ASW", Default: "off", Define: sw(&o.DualToR)},
+			{Names: []string{"--dp"}, Usage: "dual plane: A-side ASWs reach only the first half of the PSWs, B-side ASWs only the rest (needs --ro --dt, or -topo AlibabaHPN)", Default: "off", Define: sw(&o.DualPlane)},
+			{Names: []string{"-g", "--gpu"}, Arg: "N", Usage: "number of GPUs, a multiple of -gps", Default: "32; Spectrum-X: 4096, AlibabaHPN: 15360, DCN+: 512", Define: num(&o.GPUs)},
+			{Names: []string{"-er", "--error_rate"}, Arg: "P", Usage: "packet loss probability written into every link", Default: "0", Define: str(&o.ErrorRate)},
 		}},
-		{"Servers", []flagSpec{
-			{[]string{"-gps", "--gpu_per_server"}, "N", "GPUs per server", "8", num(&o.GPUsPerServer)},
-			{[]string{"-gt", "--gpu_type"}, "TYPE", "GPU type, written into the header and the file name", "H100", str(&o.GPUType)},
-			{[]string{"-nsps", "--nv_switch_per_server"}, "N", "NVSwitches per server (ignored with --mesh)", "1", num(&o.NVSwitchesPerServer)},
-			{[]string{"-nvbw", "--nvlink_bw"}, "RATE", "GPU–NVSwitch link rate; with --mesh the rate of each GPU–GPU link", "2880Gbps", str(&o.NVLinkRate)},
-			{[]string{"-nl", "--nv_latency"}, "TIME", "GPU–NVSwitch (or GPU–GPU) link delay", "0.000025ms", str(&o.NVLinkDelay)},
-			{[]string{"-l", "--latency"}, "TIME", "delay of the GPU–ASW, ASW–PSW and PSW–core links", "0.0005ms", str(&o.NICDelay)},
+		{Title: "Servers", Flags: []flagtable.Spec{
+			{Names: []string{"-gps", "--gpu_per_server"}, Arg: "N", Usage: "GPUs per server", Default: "8", Define: num(&o.GPUsPerServer)},
+			{Names: []string{"-gt", "--gpu_type"}, Arg: "TYPE", Usage: "GPU type, written into the header and the file name", Default: "H100", Define: str(&o.GPUType)},
+			{Names: []string{"-nsps", "--nv_switch_per_server"}, Arg: "N", Usage: "NVSwitches per server (ignored with --mesh)", Default: "1", Define: num(&o.NVSwitchesPerServer)},
+			{Names: []string{"-nvbw", "--nvlink_bw"}, Arg: "RATE", Usage: "GPU–NVSwitch link rate; with --mesh the rate of each GPU–GPU link", Default: "2880Gbps", Define: str(&o.NVLinkRate)},
+			{Names: []string{"-nl", "--nv_latency"}, Arg: "TIME", Usage: "GPU–NVSwitch (or GPU–GPU) link delay", Default: "0.000025ms", Define: str(&o.NVLinkDelay)},
+			{Names: []string{"-l", "--latency"}, Arg: "TIME", Usage: "delay of the GPU–ASW, ASW–PSW and PSW–core links", Default: "0.0005ms", Define: str(&o.NICDelay)},
 		}},
-		{"Segments", []flagSpec{
-			{[]string{"-bw", "--bandwidth"}, "RATE", "GPU–ASW (NIC) rate, also written into the file name", "400Gbps; AlibabaHPN, DCN+ --dt: 200Gbps", str(&o.NICRate)},
-			{[]string{"-asn", "--asw_switch_num"}, "N", "ASW count: it follows from -g, -gps, -npa and the wiring, so the file always has the count the fabric needs; an -asn that differs gets a warning on stderr saying why (SimAI's generator defaults -asn to 8 and warns even then)", "the count the fabric needs", num(&o.ASWs)},
-			{[]string{"-npa", "--nics_per_aswitch"}, "N", "NICs per ASW: a segment holds npa·gps GPUs rail-optimised, npa otherwise", "64; AlibabaHPN, DCN+ --dt: 128", num(&o.NICsPerASW)},
+		{Title: "Segments", Flags: []flagtable.Spec{
+			{Names: []string{"-bw", "--bandwidth"}, Arg: "RATE", Usage: "GPU–ASW (NIC) rate, also written into the file name", Default: "400Gbps; AlibabaHPN, DCN+ --dt: 200Gbps", Define: str(&o.NICRate)},
+			{Names: []string{"-asn", "--asw_switch_num"}, Arg: "N", Usage: "ASW count: it follows from -g, -gps, -npa and the wiring, so the file always has the count the fabric needs; an -asn that differs gets a warning on stderr saying why (SimAI's generator defaults -asn to 8 and warns even then)", Default: "the count the fabric needs", Define: num(&o.ASWs)},
+			{Names: []string{"-npa", "--nics_per_aswitch"}, Arg: "N", Usage: "NICs per ASW: a segment holds npa·gps GPUs rail-optimised, npa otherwise", Default: "64; AlibabaHPN, DCN+ --dt: 128", Define: num(&o.NICsPerASW)},
 		}},
-		{"Pod", []flagSpec{
-			{[]string{"-psn", "--psw_switch_num"}, "N", "PSW count (per pod)", "64; AlibabaHPN: 120, DCN+: 8", num(&o.PSWs)},
-			{[]string{"-apbw", "--ap_bandwidth"}, "RATE", "ASW–PSW link rate", "400Gbps", str(&o.ASWPSWRate)},
-			{[]string{"-app", "--asw_per_psw"}, "N", "PSW ports toward ASWs: one pod holds at most app/gps segments rail-optimised, app/(ASWs per segment) otherwise", "64; AlibabaHPN: 240 (--dp: 120), DCN+: 8", num(&o.ASWsPerPSW)},
+		{Title: "Pod", Flags: []flagtable.Spec{
+			{Names: []string{"-psn", "--psw_switch_num"}, Arg: "N", Usage: "PSW count (per pod)", Default: "64; AlibabaHPN: 120, DCN+: 8", Define: num(&o.PSWs)},
+			{Names: []string{"-apbw", "--ap_bandwidth"}, Arg: "RATE", Usage: "ASW–PSW link rate", Default: "400Gbps", Define: str(&o.ASWPSWRate)},
+			{Names: []string{"-app", "--asw_per_psw"}, Arg: "N", Usage: "PSW ports toward ASWs: one pod holds at most app/gps segments rail-optimised, app/(ASWs per segment) otherwise", Default: "64; AlibabaHPN: 240 (--dp: 120), DCN+: 8", Define: num(&o.ASWsPerPSW)},
 		}},
-		{"simd's additions (off by default: the file is then the generator's)", []flagSpec{
-			{[]string{"-pods"}, "N|auto", "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", "1", val(value[int]{&o.Pods, topo.ParsePods})},
-			{[]string{"-csn", "--core_switch_num"}, "N", "core switches with more than one pod, a multiple of the PSWs of a pod; 0: just enough for each PSW to send up what its ASWs send it", "0", num(&o.Cores)},
-			{[]string{"-pcbw", "--pc_bandwidth"}, "RATE", "PSW–core link rate", "the -apbw rate", str(&o.CoreRate)},
-			{[]string{"-os", "--oversubscription"}, "R", "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", "1", val(value[float64]{&o.Oversubscription, topo.ParseOversubscription})},
-			{[]string{"--mesh"}, "", "servers without NVSwitch: every pair of a server's GPUs gets one link at -nvbw and -nl (AMD MI300X-style)", "off", sw(&o.Mesh)},
+		{Title: "simd's additions (off by default: the file is then the generator's)", Flags: []flagtable.Spec{
+			{Names: []string{"-pods"}, Arg: "N|auto", Usage: "split the GPUs into N pods of equal size, each wired as above, joined by a core layer (PSW k of every pod to every core of group k); auto: as few pods as the capacity check allows", Default: "1", Define: val(flagtable.NewValue(&o.Pods, topo.ParsePods))},
+			{Names: []string{"-csn", "--core_switch_num"}, Arg: "N", Usage: "core switches with more than one pod, a multiple of the PSWs of a pod; 0: just enough for each PSW to send up what its ASWs send it", Default: "0", Define: num(&o.Cores)},
+			{Names: []string{"-pcbw", "--pc_bandwidth"}, Arg: "RATE", Usage: "PSW–core link rate", Default: "the -apbw rate", Define: str(&o.CoreRate)},
+			{Names: []string{"-os", "--oversubscription"}, Arg: "R", Usage: "divide each ASW's uplink capacity by R (R times the generator's downlink/uplink ratio) by using PSWs/R PSWs per plane, each still wired to every ASW; PSWs/R must be whole", Default: "1", Define: val(flagtable.NewValue(&o.Oversubscription, topo.ParseOversubscription))},
+			{Names: []string{"--mesh"}, Usage: "servers without NVSwitch: every pair of a server's GPUs gets one link at -nvbw and -nl (AMD MI300X-style)", Default: "off", Define: sw(&o.Mesh)},
 		}},
-		{"Output", []flagSpec{
-			{[]string{"-o"}, "DIR", "folder to write the file into, under the generator's name", "the current folder", str(&r.outDir)},
+		{Title: "Output", Flags: []flagtable.Spec{
+			{Names: []string{"-o"}, Arg: "DIR", Usage: "folder to write the file into, under the generator's name", Default: "the current folder", Define: str(&r.outDir)},
 		}},
-		{"Inspecting a topology file (instead of generating one)", []flagSpec{
-			{[]string{"-info"}, "FILE", "print the topology's node counts by kind, a GPU's NIC (its ports — 2 on a dual-ToR fabric, each to a different ToR, else 1 — with the rate of a port and of the NIC), link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", "none", str(&r.info)},
-			{[]string{"-paths"}, "SRC,DST", "with -info: also list the equal-cost paths between GPUs SRC and DST", "none", str(&r.paths)},
-			{[]string{"-path-limit"}, "N", "with -info -paths: list at most N paths", "16", num(&r.pathLimit)},
+		{Title: "Inspecting a topology file (instead of generating one)", Flags: []flagtable.Spec{
+			{Names: []string{"-info"}, Arg: "FILE", Usage: "print the topology's node counts by kind, a GPU's NIC (its ports — 2 on a dual-ToR fabric, each to a different ToR, else 1 — with the rate of a port and of the NIC), link counts by rate, switch tiers with their oversubscription, and bisection bandwidth", Default: "none", Define: str(&r.info)},
+			{Names: []string{"-paths"}, Arg: "SRC,DST", Usage: "with -info: also list the equal-cost paths between GPUs SRC and DST", Default: "none", Define: str(&r.paths)},
+			{Names: []string{"-path-limit"}, Arg: "N", Usage: "with -info -paths: list at most N paths", Default: "16", Define: num(&r.pathLimit)},
 		}},
 	}
-	defineGroups(fs, groups)
+	flagtable.Define(fs, groups)
 	return fs, groups
 }
 
@@ -110,8 +111,8 @@ func parseTopoFlags(args []string) (*topoCommand, error) {
 		return nil, err
 	}
 	c := &topoCommand{gen: r.gen, outDir: r.outDir}
-	for _, s := range givenFlags(fs, groups) {
-		c.given = append(c.given, s.names[0])
+	for _, s := range flagtable.Given(fs, groups) {
+		c.given = append(c.given, s.Names[0])
 	}
 	if r.info != "" || r.paths != "" {
 		req, err := newTopoInfoRequest(r.info, r.paths, r.pathLimit, c.given)
@@ -124,7 +125,7 @@ func parseTopoFlags(args []string) (*topoCommand, error) {
 }
 
 // parseTopoArgs reads args into r, over the values r holds.
-func parseTopoArgs(args []string, r *topoRaw) (*flag.FlagSet, []group, error) {
+func parseTopoArgs(args []string, r *topoRaw) (*flag.FlagSet, []flagtable.Group, error) {
 	fs, groups := newTopoFlagSet(r)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -174,7 +175,7 @@ func topoStatus(err error, unparsed bool, stderr io.Writer) int {
 // topoHelpText is simd topo -h: every flag with its aliases, meaning and default.
 func topoHelpText() string {
 	var b strings.Builder
-	writeUsage(&b, "simd topo [-topo Spectrum-X|AlibabaHPN|DCN+] [--ro] [--dt] [--dp] [-g N] [flags] [-o DIR]",
+	flagtable.WriteUsage(&b, "simd topo [-topo Spectrum-X|AlibabaHPN|DCN+] [--ro] [--dt] [--dp] [-g N] [flags] [-o DIR]",
 		"simd topo -info FILE [-paths SRC,DST [-path-limit N]]")
 	b.WriteString(`
 simd topo writes a SimAI topology file, as SimAI's gen_Topo_Template.py does: the flags, their
@@ -186,8 +187,8 @@ or a topology the generator refuses (nothing is written); 1 other failures.
 `)
 	var r topoRaw
 	_, groups := newTopoFlagSet(&r)
-	writeGroups(&b, groups)
+	flagtable.WriteGroups(&b, groups)
 	b.WriteString("\n")
-	writeFlag(&b, "-h, --help", "", "print this help", "")
+	flagtable.WriteFlag(&b, "-h, --help", "", "print this help", "")
 	return b.String()
 }

@@ -207,10 +207,10 @@ func TestTopoHelp(t *testing.T) {
 	})
 	specs := 0
 	for _, g := range groups {
-		for _, f := range g.flags {
+		for _, f := range g.Flags {
 			specs++
-			if f.def == "" || !strings.Contains(out, f.usage+" (default: "+f.def+")") {
-				t.Errorf("-h: %v has no default", f.names)
+			if f.Default == "" || !strings.Contains(out, f.Usage+" (default: "+f.Default+")") {
+				t.Errorf("-h: %v has no default", f.Names)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package flagtable
 
 import (
 	"errors"
@@ -8,21 +8,26 @@ import (
 	"strings"
 )
 
-// value is the flag.Value of a typed flag: Set stores what parse reads from the string, String
-// shows the value p points to ("" for none, which the flag package asks of a zero value).
-type value[T any] struct {
+// Value is the flag.Value of a typed flag: Set stores what its parser reads from the string,
+// String shows the value it points to ("" for none, which the flag package asks of a zero
+// value).
+type Value[T any] struct {
 	p     *T
 	parse func(string) (T, error)
 }
 
-func (v value[T]) String() string {
+// NewValue is a flag of type T stored in p and read from its string by parse, whose error
+// the flag package reports after the flag's name.
+func NewValue[T any](p *T, parse func(string) (T, error)) Value[T] { return Value[T]{p, parse} }
+
+func (v Value[T]) String() string {
 	if v.p == nil {
 		return ""
 	}
 	return fmt.Sprint(*v.p)
 }
 
-func (v value[T]) Set(s string) error {
+func (v Value[T]) Set(s string) error {
 	x, err := v.parse(s)
 	if err == nil {
 		*v.p = x
@@ -31,28 +36,31 @@ func (v value[T]) Set(s string) error {
 }
 
 // IsBoolFlag lets a switch such as --ro go without a value, as flag.Bool's do.
-func (v value[T]) IsBoolFlag() bool { _, ok := any(v.p).(*bool); return ok }
+func (v Value[T]) IsBoolFlag() bool { _, ok := any(v.p).(*bool); return ok }
 
 // Parsers of flag values. Integers are decimal, as Python's int() reads them (flag.Int would
 // take 010 as octal and 0x10 as hex).
 
-// decimal is an int flag read in decimal only.
-func decimal(p *int) value[int] { return value[int]{p, parseInt} }
+// Decimal is an int flag read in decimal only.
+func Decimal(p *int) Value[int] { return Value[int]{p, parseInt} }
 
-// finite is a float64 flag that refuses NaN and infinities.
-func finite(p *float64) value[float64] { return value[float64]{p, parseFinite} }
+// Finite is a float64 flag that refuses NaN and infinities.
+func Finite(p *float64) Value[float64] { return Value[float64]{p, parseFinite} }
 
-// single is a float32 flag parsed straight to single precision, as SimAI's stof does (parsing to
+// Single is a float32 flag parsed straight to single precision, as SimAI's stof does (parsing to
 // double first and rounding again can differ in the last bit); it refuses NaN and infinities.
-func single(p *float32) value[float32] { return value[float32]{p, parseFloat32} }
+func Single(p *float32) Value[float32] { return Value[float32]{p, parseFloat32} }
 
-// unsigned is a uint64 flag read in decimal only.
-func unsigned(p *uint64) value[uint64] { return value[uint64]{p, parseUint64} }
+// Unsigned is a uint64 flag read in decimal only.
+func Unsigned(p *uint64) Value[uint64] { return Value[uint64]{p, parseUint64} }
 
-// text is a string flag taken as given.
-func text(p *string) value[string] {
-	return value[string]{p, func(s string) (string, error) { return s, nil }}
+// Text is a string flag taken as given.
+func Text(p *string) Value[string] {
+	return Value[string]{p, func(s string) (string, error) { return s, nil }}
 }
+
+// Switch is a bool flag that may go without a value (then true) or take true or false.
+func Switch(p *bool) Value[bool] { return Value[bool]{p, parseSwitch} }
 
 func parseInt(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))

@@ -1,4 +1,4 @@
-package main
+package flagtable
 
 import (
 	"flag"
@@ -19,17 +19,17 @@ func TestValues(t *testing.T) {
 		show string // String after Set; "" with err
 		err  string
 	}{
-		{decimal(&i), "010", "10", ""},
-		{decimal(&i), " 7 ", "7", ""},
-		{decimal(&i), "0x10", "", "expected an integer"},
-		{unsigned(&u), "18446744073709551615", "18446744073709551615", ""},
-		{unsigned(&u), "-1", "", "expected an integer from 0 to 18446744073709551615"},
-		{finite(&f), "1.5", "1.5", ""},
-		{finite(&f), "NaN", "", "expected a finite number"},
-		{finite(&f), "Inf", "", "expected a finite number"},
-		{value[bool]{&b, parseSwitch}, "true", "true", ""},
-		{value[bool]{&b, parseSwitch}, "yes", "", "expected no value, or true or false"},
-		{text(&s), " as given ", " as given ", ""},
+		{Decimal(&i), "010", "10", ""},
+		{Decimal(&i), " 7 ", "7", ""},
+		{Decimal(&i), "0x10", "", "expected an integer"},
+		{Unsigned(&u), "18446744073709551615", "18446744073709551615", ""},
+		{Unsigned(&u), "-1", "", "expected an integer from 0 to 18446744073709551615"},
+		{Finite(&f), "1.5", "1.5", ""},
+		{Finite(&f), "NaN", "", "expected a finite number"},
+		{Finite(&f), "Inf", "", "expected a finite number"},
+		{Switch(&b), "true", "true", ""},
+		{Switch(&b), "yes", "", "expected no value, or true or false"},
+		{Text(&s), " as given ", " as given ", ""},
 	} {
 		err := c.v.Set(c.in)
 		switch {
@@ -39,12 +39,12 @@ func TestValues(t *testing.T) {
 			t.Errorf("%T %q: %q, %v, want %q", c.v, c.in, c.v.String(), err, c.show)
 		}
 	}
-	for _, v := range []flag.Value{value[int]{}, value[uint64]{}, value[float64]{}, value[string]{}, value[bool]{}} {
+	for _, v := range []flag.Value{Value[int]{}, Value[uint64]{}, Value[float64]{}, Value[string]{}, Value[bool]{}} {
 		if v.String() != "" {
 			t.Errorf("%T: zero value shows %q", v, v.String())
 		}
 	}
-	if !(value[bool]{&b, parseSwitch}).IsBoolFlag() || decimal(&i).IsBoolFlag() {
+	if !Switch(&b).IsBoolFlag() || Decimal(&i).IsBoolFlag() {
 		t.Error("IsBoolFlag: only a bool is a switch")
 	}
 }
