@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,20 +53,13 @@ one the selector picks) and prints the DAG's size, its critical path and the clo
 func runDAG(args []string, stdout, stderr io.Writer) int {
 	var o dagOptions
 	fs := dagFlagSet(&o)
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			flagtable.Help(stdout, []string{"simd dag [-op OP] [-algo ALGO] [-n N] [-gps G] [-size BYTES] [-check] [-o FILE]"}, dagAbout, fs)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "simd dag: %v (simd dag -h lists the flags)\n", err)
-		return exitBadInput
+	err := parseArgs(fs, args, " (simd dag -h lists the flags)", ": every value follows its flag (simd dag -h lists the flags)")
+	if err == nil {
+		err = o.run(stdout)
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "simd dag: unexpected argument %q: every value follows its flag (simd dag -h lists the flags)\n", fs.Arg(0))
-		return exitBadInput
-	}
-	return exitStatus("simd dag", o.run(stdout), stderr)
+	return commandStatus("simd dag", err, func(w io.Writer) {
+		flagtable.Help(w, []string{"simd dag [-op OP] [-algo ALGO] [-n N] [-gps G] [-size BYTES] [-check] [-o FILE]"}, dagAbout, fs)
+	}, stdout, stderr)
 }
 
 func (o *dagOptions) run(w io.Writer) error {

@@ -190,7 +190,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []flagtable.Group) {
 }
 
 // usage writes -h: every flag with its aliases, meaning and default.
-func usage(w io.Writer, groups []flagtable.Group) {
+func usage(w io.Writer) {
 	flagtable.WriteUsage(w, "simd [-w WORKLOAD] [-n TOPO] [-c SimAI.conf] [-mode event|analytical|compare] [-o DIR] [-r PREFIX] [flags]",
 		"simd -flows FLOWFILE -n TOPO [-c SimAI.conf] [-o DIR]",
 		"simd topo|dag|moe|sweep|plot ... (see Subcommands)")
@@ -209,6 +209,7 @@ Subcommands:
 
 Flags take one dash or two (-g or --gpus). Exit status: 0 success, 2 bad input or usage, 1 other failures.
 `)
+	_, groups := newFlagSet(new(options))
 	flagtable.WriteGroups(w, groups)
 }
 
@@ -224,36 +225,20 @@ func defaultOptions() *options {
 func parseFlags(args []string) (*options, error) {
 	o := new(options)
 	fs, groups := newFlagSet(o)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%v (simd -h lists the flags)", err)
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (simd -h lists the flags)", fs.Arg(0))
+	if err := parseArgs(fs, args, " (simd -h lists the flags)", " (simd -h lists the flags)"); err != nil {
+		return nil, err
 	}
 	if o.progressEvery < 0 {
-		return nil, fmt.Errorf("-progress-every %v: expected a positive duration (0: the default)", o.progressEvery)
+		return nil, badInputf("-progress-every %v: expected a positive duration (0: the default)", o.progressEvery)
 	}
 	if e := o.req.Event; e.MaxWall < 0 {
-		return nil, fmt.Errorf("-max-wall %v: expected a duration of 0 (no limit) or more", e.MaxWall)
+		return nil, badInputf("-max-wall %v: expected a duration of 0 (no limit) or more", e.MaxWall)
 	}
 	o.set = map[string]bool{}
 	for _, s := range flagtable.Given(fs, groups) {
 		o.set[strings.TrimLeft(s.Names[0], "-")] = true
 	}
 	return o, nil
-}
-
-// helpText is the -h output.
-func helpText() string {
-	var b strings.Builder
-	_, groups := newFlagSet(new(options))
-	usage(&b, groups)
-	return b.String()
 }
 
 // request is the run o's flags ask for: their values, as sim.Execute reads them.

@@ -81,13 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	o, err := parseFlags(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, helpText())
-		return exitOK
-	}
 	if err != nil {
-		fmt.Fprintf(stderr, "simd: %v\n", err)
-		return exitBadInput
+		return commandStatus("simd", err, usage, stdout, stderr)
 	}
 	log, err := newLogger(o.logLevel, stderr)
 	if err != nil {
@@ -140,6 +135,34 @@ func exitStatus(cmd string, err error, stderr io.Writer) int {
 		return exitBadInput
 	}
 	return exitFailure
+}
+
+// parseArgs reads a command's flags from args, which hold nothing else: -h is flag.ErrHelp; a
+// flag it cannot read is bad input, its message followed by hint, and so is an argument that is
+// not a flag, its message followed by argHint.
+func parseArgs(fs *flag.FlagSet, args []string, hint, argHint string) error {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return err
+	case err != nil:
+		return badInputf("%v%s", err, hint)
+	case fs.NArg() > 0:
+		return badInputf("unexpected argument %q%s", fs.Arg(0), argHint)
+	}
+	return nil
+}
+
+// commandStatus is the exit status of a command that ended with err: -h (flag.ErrHelp) writes
+// the command's help on stdout and exits with 0; any other error is exitStatus's.
+func commandStatus(cmd string, err error, help func(io.Writer), stdout, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		help(stdout)
+		return exitOK
+	}
+	return exitStatus(cmd, err, stderr)
 }
 
 // newLogger logs to w without timestamps, so that two runs print the same lines.

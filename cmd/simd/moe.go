@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,7 +37,6 @@ Commands:
 // moeGenFlagSet defines simd moe gen's flags on cfg and out, which hold the defaults.
 func moeGenFlagSet(cfg *moe.Config, out *string) *flag.FlagSet {
 	fs := flag.NewFlagSet("simd moe gen", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.Var(flagtable.Decimal(&cfg.Nodes), "nodes", "`N` nodes (servers)")
 	fs.Var(flagtable.Decimal(&cfg.GPUsPerNode), "gps", "`G` GPUs per node; GPU g is on node g / G")
 	fs.Var(flagtable.Decimal(&cfg.ExpertsPerGPU), "experts-per-gpu", "`E` experts per GPU; expert e is on GPU e / E")
@@ -88,15 +86,8 @@ func runMoE(args []string, stdout, stderr io.Writer) int {
 // parseMoEGen reads simd moe gen's command line into a valid config and the output folder.
 func parseMoEGen(args []string) (moe.Config, string, error) {
 	cfg, out := moe.DefaultConfig(), ""
-	fs := moeGenFlagSet(&cfg, &out)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, out, err
-		}
-		return cfg, out, badInput(err)
-	}
-	if fs.NArg() > 0 {
-		return cfg, out, badInputf("unexpected argument %q: every value follows its flag", fs.Arg(0))
+	if err := parseArgs(moeGenFlagSet(&cfg, &out), args, "", ": every value follows its flag"); err != nil {
+		return cfg, out, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, out, badInput(err)
@@ -112,15 +103,13 @@ func parseMoEGen(args []string) (moe.Config, string, error) {
 
 func runMoEGen(args []string, stdout, stderr io.Writer) int {
 	cfg, out, err := parseMoEGen(args)
-	if errors.Is(err, flag.ErrHelp) {
-		flagtable.Help(stdout, moeForms[:1], `simd moe gen writes a token-routing workload: DIR/config.json and DIR/iter_<i>_requests.csv
-with the header layer,token,src_gpu,experts,gpus. The defaults are those of the reference MoE
-dispatch model of docs/moe-estimates.md: 4 nodes of 8 GPUs, 2 experts per GPU, 2048 × 32
-tokens, top-2, Zipf 1.2.`, moeGenDefaults())
-		return exitOK
-	}
 	if err == nil {
 		err = moe.GenerateDir(out, cfg, stdout)
 	}
-	return exitStatus("simd moe gen", err, stderr)
+	return commandStatus("simd moe gen", err, func(w io.Writer) {
+		flagtable.Help(w, moeForms[:1], `simd moe gen writes a token-routing workload: DIR/config.json and DIR/iter_<i>_requests.csv
+with the header layer,token,src_gpu,experts,gpus. The defaults are those of the reference MoE
+dispatch model of docs/moe-estimates.md: 4 nodes of 8 GPUs, 2 experts per GPU, 2048 × 32
+tokens, top-2, Zipf 1.2.`, moeGenDefaults())
+	}, stdout, stderr)
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"strings"
 
@@ -22,7 +20,6 @@ type moeRunOptions struct{ sim.MoERunRequest }
 
 func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("simd moe run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.Plan, "plan", "", "dispatch schedule `PLAN`: deepep or fast (required)")
 	fs.StringVar(&o.Model, "model", "seed", "estimate `MODEL`: seed (the reference closed forms of docs/moe-estimates.md) or exact (the plan's transfers, stage by stage)")
 	fs.StringVar(&o.Workload, "w", "", "workload folder `DIR` written by simd moe gen (required)")
@@ -59,21 +56,10 @@ flow DAG on the fabric, one layer after the other, and the layer times are the s
 func runMoERun(args []string, stdout, stderr io.Writer) int {
 	var o moeRunOptions
 	fs := moeRunFlagSet(&o)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			flagtable.Help(stdout, moeRunForms, moeRunAbout, fs)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "simd moe run: %v (simd moe run -h lists the flags)\n", err)
-		return exitBadInput
+	err := parseArgs(fs, args, " (simd moe run -h lists the flags)", ": every value follows its flag")
+	if err == nil {
+		o.Interrupt = func() (context.Context, func()) { return signalContext(context.Background()) }
+		err = sim.ExecuteMoERun(stdout, o.MoERunRequest)
 	}
-	return exitStatus("simd moe run", o.run(fs, stdout), stderr)
-}
-
-func (o *moeRunOptions) run(fs *flag.FlagSet, w io.Writer) error {
-	if fs.NArg() > 0 {
-		return badInputf("unexpected argument %q: every value follows its flag", fs.Arg(0))
-	}
-	o.Interrupt = func() (context.Context, func()) { return signalContext(context.Background()) }
-	return sim.ExecuteMoERun(w, o.MoERunRequest)
+	return commandStatus("simd moe run", err, func(w io.Writer) { flagtable.Help(w, moeRunForms, moeRunAbout, fs) }, stdout, stderr)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"simd/cmd/simd/flagtable"
 	"simd/cmd/simd/plots"
@@ -28,55 +29,48 @@ on stderr.
 
 // runPlot is simd plot DIR.
 func runPlot(args []string, stdout, stderr io.Writer) int {
-	dir, out, prefix, code, ok := folderArgs("simd plot", plotUsage, args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	if out == "" {
-		out = dir
-	}
-	if err := drawPlots(dir, out, prefix, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "simd plot: %v\n", err)
-		var ie plots.InputError
-		if errors.As(err, &ie) {
-			return exitBadInput
+	dir, out, prefix, err := folderArgs(plotUsage, args)
+	if err == nil {
+		if out == "" {
+			out = dir
 		}
-		return exitFailure
+		err = drawPlots(dir, out, prefix, stdout, stderr)
 	}
-	return exitOK
+	var ie plots.InputError
+	if errors.As(err, &ie) {
+		err = badInput(err) // a file of the folder that could not be read as its format
+	}
+	return commandStatus("simd plot", err, func(w io.Writer) { fmt.Fprint(w, plotUsage) }, stdout, stderr)
 }
 
 // folderArgs reads the command line of a command on an output folder (simd plot, simd report):
-// DIR, -o OUT and -r PREFIX (detected from DIR when not given). ok is false when the command
-// is over: -h printed its usage, or bad arguments were reported (code is the exit status).
-func folderArgs(cmd, usage string, args []string, stdout, stderr io.Writer) (dir, out, prefix string, code int, ok bool) {
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+// DIR, -o OUT and -r PREFIX (detected from DIR when not given). -h is flag.ErrHelp; bad
+// arguments are bad input, and the message of those that are not DIR is followed by usage.
+func folderArgs(usage string, args []string) (dir, out, prefix string, err error) {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	o := fs.String("o", "", "")
 	r := fs.String("r", "", "")
 	dirs, err := flagtable.ParseInterleaved(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, usage)
-		return "", "", "", exitOK, false
-	}
 	if err == nil && len(dirs) != 1 {
 		err = fmt.Errorf("expected one output folder, got %d", len(dirs))
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n%s", cmd, err, usage)
-		return "", "", "", exitBadInput, false
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return "", "", "", err
+	case err != nil:
+		return "", "", "", badInputf("%v\n%s", err, strings.TrimSuffix(usage, "\n"))
 	}
 	dir = dirs[0]
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "%s: %s: not an output folder\n", cmd, dir)
-		return "", "", "", exitBadInput, false
+		return "", "", "", badInputf("%s: not an output folder", dir)
 	}
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "r" })
 	if !set {
 		*r = plots.DetectPrefix(dir)
 	}
-	return dir, *o, *r, exitOK, true
+	return dir, *o, *r, nil
 }
 
 // drawPlots draws dir's plots into out and reports what it wrote (stdout) and skipped (stderr).

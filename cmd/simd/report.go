@@ -23,21 +23,19 @@ self-contained: viewing it needs no network. The same folder gives the same byte
 
 // runReport is simd report DIR.
 func runReport(args []string, stdout, stderr io.Writer) int {
-	dir, out, prefix, code, ok := folderArgs("simd report", reportUsage, args, stdout, stderr)
-	if !ok {
-		return code
-	}
-	if out == "" {
-		out = filepath.Join(dir, prefix+"report.html")
-	}
-	if err := report.Write(dir, prefix, out); err != nil {
-		fmt.Fprintf(stderr, "simd report: %v\n", err)
-		var ie report.InputError
-		if errors.As(err, &ie) {
-			return exitBadInput
+	dir, out, prefix, err := folderArgs(reportUsage, args)
+	if err == nil {
+		if out == "" {
+			out = filepath.Join(dir, prefix+"report.html")
 		}
-		return exitFailure
+		err = report.Write(dir, prefix, out)
 	}
-	fmt.Fprintf(stdout, "report: %s\n", out)
-	return exitOK
+	var ie report.InputError
+	if errors.As(err, &ie) {
+		err = badInput(err) // a file of the folder that could not be read as its format
+	}
+	if err == nil {
+		fmt.Fprintf(stdout, "report: %s\n", out)
+	}
+	return commandStatus("simd report", err, func(w io.Writer) { fmt.Fprint(w, reportUsage) }, stdout, stderr)
 }

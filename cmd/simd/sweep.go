@@ -109,23 +109,18 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 func sweepContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := sweepCommand{jobs: 1}
 	pos, err := flagtable.ParseInterleaved(sweepFlagSet(&c), args)
-	if errors.Is(err, flag.ErrHelp) {
-		printSweepHelp(stdout)
-		return exitOK
-	}
-	if err == nil {
-		switch {
-		case len(pos) != 1:
-			err = badInputf("expected one spec file, got %d arguments (simd sweep -h)", len(pos))
-		case c.out == "":
-			err = badInputf("-o DIR is required (simd sweep -h)")
-		case c.jobs < 1:
-			err = badInputf("-j %d: expected 1 or more", c.jobs)
-		case c.shards < 0:
-			err = badInputf("-shards %d: expected 1 or more", c.shards)
-		}
-	} else {
+	switch {
+	case errors.Is(err, flag.ErrHelp): // commandStatus writes the help
+	case err != nil:
 		err = badInputf("%v (simd sweep -h lists the flags)", err)
+	case len(pos) != 1:
+		err = badInputf("expected one spec file, got %d arguments (simd sweep -h)", len(pos))
+	case c.out == "":
+		err = badInputf("-o DIR is required (simd sweep -h)")
+	case c.jobs < 1:
+		err = badInputf("-j %d: expected 1 or more", c.jobs)
+	case c.shards < 0:
+		err = badInputf("-shards %d: expected 1 or more", c.shards)
 	}
 	if err == nil {
 		c.spec = pos[0]
@@ -140,7 +135,7 @@ func sweepContext(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return exitFailure
 		}
 	}
-	return exitStatus("simd sweep", err, stderr)
+	return commandStatus("simd sweep", err, printSweepHelp, stdout, stderr)
 }
 
 // execute runs the shard's runs, up to c.jobs at once, and returns how many failed: each run
@@ -183,21 +178,18 @@ func (c *sweepCommand) execute(ctx context.Context, stdout io.Writer, getenv fun
 func runSweepMerge(args []string, stdout, stderr io.Writer) int {
 	out := new(string)
 	dirs, err := flagtable.ParseInterleaved(sweepMergeFlagSet(out), args)
-	if errors.Is(err, flag.ErrHelp) {
-		printSweepHelp(stdout)
-		return exitOK
+	var n int
+	switch {
+	case errors.Is(err, flag.ErrHelp): // commandStatus writes the help
+	case err != nil:
+		err = badInputf("%v (simd sweep -h)", err)
+	case len(dirs) == 0:
+		err = badInputf("expected the sweep folders (simd sweep -h)")
+	default:
+		n, err = sweep.Merge(dirs, *out, stdout)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "simd sweep merge: %v (simd sweep -h)\n", err)
-		return exitBadInput
-	}
-	if len(dirs) == 0 {
-		fmt.Fprintln(stderr, "simd sweep merge: expected the sweep folders (simd sweep -h)")
-		return exitBadInput
-	}
-	n, err := sweep.Merge(dirs, *out, stdout)
 	if err == nil && *out != "" {
 		fmt.Fprintf(stdout, "%d runs: %s\n", n, *out)
 	}
-	return exitStatus("simd sweep merge", err, stderr)
+	return commandStatus("simd sweep merge", err, printSweepHelp, stdout, stderr)
 }

@@ -127,18 +127,8 @@ func parseTopoFlags(args []string) (*topoCommand, error) {
 // parseTopoArgs reads args into r, over the values r holds.
 func parseTopoArgs(args []string, r *topoRaw) (*flag.FlagSet, []flagtable.Group, error) {
 	fs, groups := newTopoFlagSet(r)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, nil, err
-		}
-		return nil, nil, fmt.Errorf("%v (simd topo -h lists the flags)", err)
-	}
-	if fs.NArg() > 0 {
-		return nil, nil, fmt.Errorf("unexpected argument %q (simd topo -h lists the flags)", fs.Arg(0))
-	}
-	return fs, groups, nil
+	err := parseArgs(fs, args, " (simd topo -h lists the flags)", " (simd topo -h lists the flags)")
+	return fs, groups, err
 }
 
 // runTopo is simd topo: it returns the exit status.
