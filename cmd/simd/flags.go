@@ -23,7 +23,7 @@ import (
 type options struct {
 	req sim.Request // completed by request with what follows from several flags
 	// The cluster's figures, which the request takes only when their flags are given.
-	gpus                         firstInt
+	gpus                         int // -g: if repeated, the first counts (flagtable.First)
 	gpusPerServer, nicsPerServer int
 	nvlink, nic                  float32
 	nicType, gpuType             string
@@ -55,24 +55,6 @@ func protocolFlags(fs *flag.FlagSet, p *sim.ProtocolRules) []flagtable.Spec {
 		rule("-pacing", "when a DCQCN rate change takes effect: packet (SimAI's ns-3: once the packet sent at the old rate has had its gap, up to 724 µs at MIN_RATE) or rate (at once)", "packet", &p.Pacing),
 		rule("-ecn-marking", "which packets a congested port ECN-marks: dequeue (SimAI's ns-3: those it sends, which arrived a queue's delay earlier) or enqueue (those arriving now)", "dequeue", &p.ECNMarking),
 	}
-}
-
-// firstInt is an int flag that may be repeated; the first value wins, as in SimAI_analytical's -g.
-type firstInt struct {
-	v   int
-	set bool
-}
-
-func (f *firstInt) String() string { return strconv.Itoa(f.v) }
-func (f *firstInt) Set(s string) error {
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return errors.New("expected an integer")
-	}
-	if !f.set {
-		f.v, f.set = v, true
-	}
-	return nil
 }
 
 func newFlagSet(o *options) (*flag.FlagSet, []flagtable.Group) {
@@ -125,7 +107,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []flagtable.Group) {
 			{Names: []string{"-memprofile"}, Arg: "FILE", Usage: "write a heap profile at the end of the run", Define: str(&o.memProfile)},
 		}},
 		{Title: "Cluster (SimAI_analytical's flags, same meaning)", Flags: []flagtable.Spec{
-			{Names: []string{"-g", "--gpus"}, Arg: "N", Usage: "number of GPUs (if repeated, the first counts)", Default: "the topology's, else the workload's all_gpus", Define: val(&o.gpus)},
+			{Names: []string{"-g", "--gpus"}, Arg: "N", Usage: "number of GPUs (if repeated, the first counts)", Default: "the topology's, else the workload's all_gpus", Define: val(flagtable.First(&o.gpus))},
 			{Names: []string{"-g_p_s", "--gpus-per-server"}, Arg: "N", Usage: "GPUs per server (scale-up domain)", Default: "the topology's, else 8", Define: num(&o.gpusPerServer)},
 			{Names: []string{"-nv", "--nvlink"}, Arg: "GBPS", Usage: "NVLink bus bandwidth per GPU, GB/s", Default: "the topology's NVLink rate / 8, else from -g_type", Define: val(flagtable.Single(&o.nvlink))},
 			{Names: []string{"-nic", "--nic_busbw"}, Arg: "GBPS", Usage: "bandwidth of one NIC, GB/s", Default: "the topology's NIC rate / 8, else from -nic_t", Define: val(flagtable.Single(&o.nic))},
@@ -248,7 +230,7 @@ func (o *options) request() sim.Request {
 	r.Chart, r.Links = o.visual != 0, o.plot || o.report
 	c := &r.Cluster
 	if o.set["g"] {
-		c.GPUs = &o.gpus.v
+		c.GPUs = &o.gpus
 	}
 	if o.set["g_p_s"] {
 		c.GPUsPerServer = &o.gpusPerServer

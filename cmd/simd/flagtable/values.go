@@ -2,6 +2,7 @@ package flagtable
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"strconv"
@@ -61,6 +62,33 @@ func Text(p *string) Value[string] {
 
 // Switch is a bool flag that may go without a value (then true) or take true or false.
 func Switch(p *bool) Value[bool] { return Value[bool]{p, parseSwitch} }
+
+// First is an int flag that may be repeated; the first value wins, as in SimAI_analytical's -g.
+// A later value must still be an integer.
+func First(p *int) flag.Value { return &first{p: p} }
+
+type first struct {
+	p   *int
+	set bool
+}
+
+func (f *first) String() string {
+	if f.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.p)
+}
+
+func (f *first) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("expected an integer")
+	}
+	if !f.set {
+		*f.p, f.set = v, true
+	}
+	return nil
+}
 
 func parseInt(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))

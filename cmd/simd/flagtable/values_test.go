@@ -48,3 +48,20 @@ func TestValues(t *testing.T) {
 		t.Error("IsBoolFlag: only a bool is a switch")
 	}
 }
+
+// A First flag keeps its first value, yet refuses a later one that is not an integer.
+func TestFirst(t *testing.T) {
+	var n int
+	v := First(&n)
+	for _, s := range []string{"8", "16"} {
+		if err := v.Set(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n != 8 || v.String() != "8" {
+		t.Errorf("-g 8 -g 16: %d (%q), want 8", n, v.String())
+	}
+	if err := v.Set("x"); err == nil || err.Error() != "expected an integer" {
+		t.Errorf("a later bad value: %v", err)
+	}
+}
