@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"simd/cmd/simd/process"
 	"simd/configs"
 	"simd/workloads/sim"
 )
@@ -222,7 +223,7 @@ func TestSweepStopsOnSignal(t *testing.T) {
 	dir := t.TempDir()
 	spec := mustAbs(t, "../../configs/sweep/spec.yaml")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(signalCause(syscall.SIGINT))
+	cancel(process.Signal(syscall.SIGINT))
 	var stdout, stderr strings.Builder
 	code := sweepContext(ctx, []string{spec, "-o", filepath.Join(dir, "out")}, &stdout, &stderr)
 	if errOut := stderr.String(); code != 130 || !strings.Contains(errOut, "stopped by SIGINT") {

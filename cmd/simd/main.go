@@ -13,7 +13,9 @@
 // (GeneratorOptions.GenerateFile, route.Info), simd dag over ccl/algo (StudyRequest), simd moe
 // over workloads/moe and sim.ExecuteMoERun, simd sweep over workloads/sweep (Plan, Executor).
 // The command-line machinery they all share (grouped flag tables with aliases, the layout of
-// -h, typed flag values, flags after positional arguments) is package cmd/simd/flagtable; this
+// -h, typed flag values, flags after positional arguments) is package cmd/simd/flagtable, and
+// what the process arranges with the runtime and the system (the first garbage collection,
+// -cpuprofile and -memprofile, the signals that stop a run) is package cmd/simd/process; this
 // package keeps the flags themselves, their help texts, the messages and the exit statuses.
 //
 // default.pgo is a CPU profile the go tool uses for profile-guided optimisation of every build
@@ -32,17 +34,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/pprof"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"simd/cmd/simd/process"
 	"simd/workloads/sim"
 )
 
 func main() {
-	deferFirstCollection()
+	process.DeferFirstCollection()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -89,13 +90,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simd: -log-level: %v\n", err)
 		return exitBadInput
 	}
-	stopProfile, err := startProfiles(o)
+	stopProfile, err := process.StartProfiles(o.cpuProfile, o.memProfile)
 	if err != nil {
-		fmt.Fprintf(stderr, "simd: %v\n", err)
+		fmt.Fprintf(stderr, "simd: -cpuprofile: %v\n", err)
 		return exitFailure
 	}
 	defer stopProfile()
-	ctx, release := signalContext(context.Background())
+	ctx, release := process.SignalContext(context.Background())
 	defer release()
 	return exitStatus("simd", execute(ctx, o, log, stdout, stderr), stderr)
 }
@@ -178,34 +179,4 @@ func newLogger(level string, w io.Writer) (*zap.Logger, error) {
 		ConsoleSeparator: " ",
 	})
 	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(w), lvl)), nil
-}
-
-// startProfiles starts -cpuprofile and returns the function that ends it and writes
-// -memprofile.
-func startProfiles(o *options) (func(), error) {
-	var cpu *os.File
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return nil, fmt.Errorf("-cpuprofile: %w", err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("-cpuprofile: %w", err)
-		}
-		cpu = f
-	}
-	return func() {
-		if cpu != nil {
-			pprof.StopCPUProfile()
-			cpu.Close()
-		}
-		if o.memProfile != "" {
-			if f, err := os.Create(o.memProfile); err == nil {
-				runtime.GC()
-				pprof.WriteHeapProfile(f)
-				f.Close()
-			}
-		}
-	}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"simd/cmd/simd/flagtable"
+	"simd/cmd/simd/process"
 	"simd/workloads/sim"
 )
 
@@ -58,7 +59,7 @@ func runMoERun(args []string, stdout, stderr io.Writer) int {
 	fs := moeRunFlagSet(&o)
 	err := parseArgs(fs, args, " (simd moe run -h lists the flags)", ": every value follows its flag")
 	if err == nil {
-		o.Interrupt = func() (context.Context, func()) { return signalContext(context.Background()) }
+		o.Interrupt = func() (context.Context, func()) { return process.SignalContext(context.Background()) }
 		err = sim.ExecuteMoERun(stdout, o.MoERunRequest)
 	}
 	return commandStatus("simd moe run", err, func(w io.Writer) { flagtable.Help(w, moeRunForms, moeRunAbout, fs) }, stdout, stderr)

@@ -11,6 +11,7 @@ import (
 
 	"simd/cmd/simd/flagtable"
 	"simd/cmd/simd/plots"
+	"simd/cmd/simd/process"
 	"simd/topo"
 	"simd/workloads/sim"
 	"simd/workloads/sweep"
@@ -99,7 +100,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return runSweepMerge(args[1:], stdout, stderr)
 	}
-	ctx, release := signalContext(context.Background())
+	ctx, release := process.SignalContext(context.Background())
 	defer release()
 	return sweepContext(ctx, args, stdout, stderr)
 }

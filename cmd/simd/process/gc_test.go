@@ -1,4 +1,4 @@
-package main
+package process
 
 import (
 	"os"
@@ -13,11 +13,11 @@ import (
 // collection and has its usual setting back after it.
 func TestDeferFirstCollection(t *testing.T) {
 	if _, set := os.LookupEnv("GOGC"); set {
-		t.Skip("GOGC is set: deferFirstCollection leaves it alone")
+		t.Skip("GOGC is set: DeferFirstCollection leaves it alone")
 	}
 	usual := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(usual)
-	deferFirstCollection()
+	DeferFirstCollection()
 	if got := gogc(); got != firstCollectionPercent {
 		t.Fatalf("GOGC before the first collection = %d, want %d", got, firstCollectionPercent)
 	}
