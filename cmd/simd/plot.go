@@ -45,7 +45,8 @@ func runPlot(args []string, stdout, stderr io.Writer) int {
 
 // folderArgs reads the command line of a command on an output folder (simd plot, simd report):
 // DIR, -o OUT and -r PREFIX (detected from DIR when not given). -h is flag.ErrHelp; bad
-// arguments are bad input, and the message of those that are not DIR is followed by usage.
+// arguments are bad input, and a bad flag or a count of folders other than one has usage after
+// its message.
 func folderArgs(usage string, args []string) (dir, out, prefix string, err error) {
 	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
