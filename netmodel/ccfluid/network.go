@@ -275,14 +275,6 @@ type link struct {
 	feeds    []feeder       // for an egress link of a PFC switch: its arrivals (and weights) by ingress port
 	blIdx    int32          // its position in its switch's backlogged list while backlog
 	down     int32          // with Reshape: how many of its flows go on to another hop
-
-	// Whether changes are queued in its weights (linkWeights.wm), and the target of the first:
-	// what weightsOut compares with the queue's progress, so that the many calls that find
-	// nothing due (nine in ten where switches count their ports) read one line, not the
-	// weights' record and their queue.
-	wHead   float64
-	wQueued bool
-	_       [55]byte // to the end of the line
 }
 
 // Network is the fluid model with congestion control: sender rates come from DCQCN, each

@@ -187,7 +187,7 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	// total-backlog line is set again from the queues, each on its own line.
 	total := 0.0
 	for _, l := range sw.backlogged {
-		if n.reshape() && n.links[l].wQueued && n.weighted(l) {
+		if n.reshape() && n.weighted(l) && n.weights[l].pending() {
 			n.advanceLink(l, now)
 			n.weightsOut(l)
 		}

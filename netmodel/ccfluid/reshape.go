@@ -156,7 +156,6 @@ func (n *Network) reweigh(l, pos, id, k int32, a float64) {
 		lw.wm, lw.whead = lw.wm[:0], 0
 	}
 	lw.wm = append(lw.wm, wmarker{f: id, hop: k, target: lk.qs.served + lk.qs.q, w: a, rgen: n.flows[id].rgen})
-	n.weightsHeadMoved(l)
 	if lw.whead == int32(len(lw.wm))-1 && lk.down > 0 {
 		n.armMarker(l)
 	}
@@ -167,9 +166,6 @@ func (n *Network) reweigh(l, pos, id, k int32, a float64) {
 func (n *Network) weightsOut(l int32) {
 	lk, lw := &n.links[l], &n.weights[l]
 	empty := lk.qs.q <= emptyEps && !lk.paused
-	if !empty && lk.wQueued && lk.wHead > lk.qs.served+emptyEps*8 {
-		return // nothing due (most calls): the queue of changes is not read
-	}
 	moved := false
 	for lw.pending() {
 		m := lw.wm[lw.whead]
@@ -184,19 +180,8 @@ func (n *Network) weightsOut(l int32) {
 		n.setWeight(l, m.f, m.hop, &lw.rt[n.apos[f.off+m.hop]], m.w)
 		moved = true
 	}
-	n.weightsHeadMoved(l)
 	if moved && lk.down > 0 {
 		n.sharesDirty(l)
-	}
-}
-
-// weightsHeadMoved copies into link l's record whether changes are queued in its weights, and
-// the target of the first: called wherever the queue of changes moves.
-func (n *Network) weightsHeadMoved(l int32) {
-	lk, lw := &n.links[l], &n.weights[l]
-	lk.wQueued = lw.pending()
-	if lk.wQueued {
-		lk.wHead = lw.wm[lw.whead].target
 	}
 }
 
@@ -231,7 +216,6 @@ func (n *Network) settleLink(l int32, now engine.Time) {
 	if !shaping {
 		// Empty and passing on: the weights are the arrivals.
 		lw.wm, lw.whead = lw.wm[:0], 0
-		n.weightsHeadMoved(l)
 		n.weightsAreArrivals(l)
 	}
 	lk.shaped = shaping
