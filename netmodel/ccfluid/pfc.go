@@ -243,7 +243,8 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	}
 	// The buffer is told the occupancies that changed only when it is asked: its answers
 	// read every port's (summed in port order, so whatever the order they were told in), and
-	// most checks ask none. Telling it at every check cost 5% of a run whose switches pause.
+	// most checks ask none. Telling it at every check was about 5% of the 9,216-GPU run's profile
+	// (docs/performance.md, "MoE storms").
 	for _, p := range decide {
 		ps := &sw.ports[p]
 		if told := max(ps.u, 0); ps.told != told {
