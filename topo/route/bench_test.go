@@ -158,6 +158,34 @@ func BenchmarkMaxRTTBDP16384(b *testing.B) {
 	}
 }
 
+// BenchmarkMaxRTTBDP256 computes SimAI's maxRtt and maxBdp of the 256-GPU AlibabaHPN fabric
+// (the template's defaults): as MaxRTTBDP does it, and pair by pair wherever a component of
+// the switch graph has at most 256 GPUs, as it did before NVLink domains alone counted as
+// small (here the fabric's whole switch component).
+func BenchmarkMaxRTTBDP256(b *testing.B) {
+	tp, err := topo.RailOptimizedDualToRSinglePlane(topo.AlibabaHPNDefaults(256, false)).Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		nvOnly bool
+	}{{"nvlink-small", true}, {"pair-by-pair", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			r, err := New(tp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.maxRTTBDP(9000, smallComp, c.nvOnly); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkBisection16384 computes the bisection bandwidth of the fabric.
 func BenchmarkBisection16384(b *testing.B) {
 	g, err := NewGraph(spectrumX16384(b))

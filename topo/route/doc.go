@@ -126,6 +126,7 @@
 //	BenchmarkRoute1M16384     build + 1M random flows, cold 1.0–1.35 s/op    6.2 MB/op
 //	BenchmarkRouteSameFlow    one cross-pod flow again     0.55–0.85 µs/op     0 B/op
 //	BenchmarkMaxRTTBDP16384   SimAI maxRtt/maxBdp          0.25–0.41 s/op     59 MB/op
+//	BenchmarkMaxRTTBDP256     the same, 256-GPU AlibabaHPN   1.5 ms/op (0.88 s pair by pair)
 //	BenchmarkBisection16384   Dinic max-flow                 10–12 ms/op      14 MB/op
 //
 // At 131,072 GPUs (32 pods) building takes 0.17 s, all 2,048 distance tables 6.3 s (computed

@@ -161,8 +161,8 @@ type SimAIMax struct {
 	BDP int64
 }
 
-// smallComp is the number of attached GPUs up to which MaxRTTBDP treats a switch-graph
-// component as small (see MaxRTTBDP).
+// smallComp is the number of attached GPUs up to which MaxRTTBDP evaluates the pairs of an
+// NVLink component (see MaxRTTBDP) one by one.
 const smallComp = 256
 
 // MaxRTTBDP computes SimAI's maxRtt and maxBdp (the window and base RTT of every QP, since
@@ -172,18 +172,25 @@ const smallComp = 256
 // A GPU's signature in a component of the switch graph is the list of its up links into that
 // component (switch, rate, delay). Two pairs whose GPUs have the same signatures in the
 // components they share have the same routes up to renaming and so the same figures, unless the
-// GPUs are adjacent. Components with at most 256 attached GPUs (an NVSwitch and its server) are
-// small; a pair sharing a small component, or joined by a direct link, is evaluated on its own
-// with PairMetrics. Every other pair is keyed by the two GPUs' profiles (their signatures in the
-// large components) and evaluated once per pair of profiles, by a dynamic program over the
-// component toward each destination signature.
+// GPUs are adjacent. A component with an NVSwitch and at most 256 attached GPUs (a server's
+// NVLink domain) is small; a pair sharing a small component, or joined by a direct link, is
+// evaluated on its own with PairMetrics. Every other pair is keyed by the two GPUs' profiles
+// (their signatures in the large components) and evaluated once per pair of profiles, by a
+// dynamic program over the component toward each destination signature.
+//
+// Which components are small changes the cost, not the figures (every pair is evaluated
+// exactly either way; TestMaxRTTBDPAgainstBruteForce tries several choices). A fabric's switch
+// component is never small, whatever its size: its GPUs hang off a few ToRs, so few profiles
+// cover them, where its pairs are the square of its GPUs (a 256-GPU AlibabaHPN fabric: 1.4 ms
+// against 0.74 s pair by pair, BenchmarkMaxRTTBDP). An NVLink domain is the other way round:
+// every GPU of a server has its own NVSwitch port, so its own profile there.
 //
 // Cost: O(P² + Σ over destination signatures of the component's links × rates + S) where P is
 // the number of distinct profiles (the number of ToRs in a single-ToR fabric, of ToR pairs in a
 // dual-ToR one) and S the pairs evaluated on their own (GPU pairs inside a server). For a
 // 16,384-GPU Spectrum-X fabric P = 256.
 func (r *Router) MaxRTTBDP(payload int) (SimAIMax, error) {
-	return r.maxRTTBDP(payload, smallComp)
+	return r.maxRTTBDP(payload, smallComp, true)
 }
 
 // sigEntry is one up link of a GPU into a component.
@@ -199,7 +206,9 @@ type profile struct {
 	count int64   // GPUs with this profile
 }
 
-func (r *Router) maxRTTBDP(payload, small int) (SimAIMax, error) {
+// maxRTTBDP is MaxRTTBDP with the components with at most small attached GPUs small, only
+// those with an NVSwitch if nvOnly.
+func (r *Router) maxRTTBDP(payload, small int, nvOnly bool) (SimAIMax, error) {
 	var res SimAIMax
 	if payload < 0 {
 		return res, fmt.Errorf("route: negative payload %d", payload)
@@ -264,7 +273,7 @@ func (r *Router) maxRTTBDP(payload, small int) (SimAIMax, error) {
 		sort.Slice(gs[first:], func(i, j int) bool { return gs[first+i].comp < gs[first+j].comp })
 	}
 	gsStart[n] = int32(len(gs))
-	isSmall := func(c int32) bool { return len(compMembers[c]) <= small }
+	isSmall := func(c int32) bool { return len(compMembers[c]) <= small && (!nvOnly || g.compNV[c]) }
 
 	// Profiles: the signatures in the large components.
 	profID := map[string]int32{}

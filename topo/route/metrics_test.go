@@ -103,9 +103,11 @@ func TestMaxRTTBDPAgainstBruteForce(t *testing.T) {
 	check := func(t *testing.T, name string, r *Router) {
 		want := bruteMax(t, r, 9000)
 		for _, small := range []int{0, 8, smallComp, 1 << 30} {
-			got, err := r.maxRTTBDP(9000, small)
-			if err != nil || got != want {
-				t.Fatalf("%s: small %d: %+v, %v; brute force %+v", name, small, got, err, want)
+			for _, nvOnly := range []bool{false, true} {
+				got, err := r.maxRTTBDP(9000, small, nvOnly)
+				if err != nil || got != want {
+					t.Fatalf("%s: small %d, NVLink only %v: %+v, %v; brute force %+v", name, small, nvOnly, got, err, want)
+				}
 			}
 		}
 	}

@@ -759,8 +759,10 @@ func TestMeshServers(t *testing.T) {
 	checkAgainstGonum(t, "multi-pod mesh", tp, pairs, 800)
 	want := bruteMax(t, r, 9000)
 	for _, small := range []int{0, smallComp} {
-		if got, err := r.maxRTTBDP(9000, small); err != nil || got != want {
-			t.Errorf("mesh MaxRTTBDP (small %d) = %+v, %v; brute force %+v", small, got, err, want)
+		for _, nvOnly := range []bool{false, true} {
+			if got, err := r.maxRTTBDP(9000, small, nvOnly); err != nil || got != want {
+				t.Errorf("mesh MaxRTTBDP (small %d, NVLink only %v) = %+v, %v; brute force %+v", small, nvOnly, got, err, want)
+			}
 		}
 	}
 }
