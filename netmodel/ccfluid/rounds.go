@@ -36,15 +36,15 @@ func (n *Network) demand(id int32, now engine.Time) float64 {
 		f.dem, f.stale = r, false
 		return r
 	}
-	rtt := n.roundTripSecs(id, now)
 	w := n.window(id, n.ccRate(id)) * 8
 	f := &n.flows[id]
 	f.stale = false
 	if f.opening {
 		if d, ok := n.openingDemand(id, r, w, now); ok {
-			return d
+			return d // its round trip does not matter until its first ACK is back
 		}
 	}
+	rtt := n.roundTripSecs(id, now)
 	if rtt <= 0 || r <= 0 {
 		f.slack, f.dem = math.Inf(1), r
 		return r
