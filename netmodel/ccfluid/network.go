@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strconv"
 
 	"simd/cc"
@@ -108,7 +109,8 @@ type Stats struct {
 	Pauses, Resumes        uint64 // PFC frames
 	SwitchChecks           uint64 // PFC checks that computed every ingress occupancy of a switch
 	Shares                 uint64 // times a port shared its capacity among its flows
-	Demands                uint64 // flows' demands evaluated by those shares
+	Demands                uint64 // flows' demands those shares read (evaluated again where stale)
+	SharesKept             uint64 // of those shares, the ones that found the last one still standing (shareStands)
 	WindowTargets          uint64 // queues that reached the level their windowed flows settle them at
 	Events                 uint64
 }
@@ -301,6 +303,9 @@ type Network struct {
 	hist       [][]injSeg
 	histBlocks int32
 	mw         []float64 // markedDeparture's weights, by position in a link's flow list
+	// nics[l]: what NIC port l's last sharing left (shareNIC), for links that have been one.
+	nics     []nicShare
+	stalePos []int32 // shareStands' scratch: positions of the stale flows in a port's list
 	// feedAt[l]: the time of what the ingress ports of egress link l's PFC switch hold of its
 	// queue (feeder.held, advanceFeeds in pfc.go), and whether any holds bytes.
 	feedAt []feedClock
@@ -568,6 +573,7 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	n.beginOpening(id, now)
 	f.extent = n.extentOf(f)
 	n.links[first].src = append(n.links[first].src, id)
+	n.nicMembers(first)
 	n.nicDirty(first)
 	return FlowID(id)
 }
@@ -640,8 +646,13 @@ func (n *Network) wake() {
 // or its round trip moved); the others' demands stand.
 func (n *Network) flowStale(id int32) {
 	f := &n.flows[id]
+	first := n.arena[f.off]
+	if !f.stale && f.state == stateSending {
+		ns := n.nicOf(first)
+		ns.stale = append(ns.stale, id)
+	}
 	f.stale = true
-	n.nicDirty(n.arena[f.off])
+	n.nicDirty(first)
 }
 
 func (n *Network) nicDirty(l int32) {
@@ -916,7 +927,6 @@ func sortFill(fill []fillItem) {
 // its queue pairs in turn, each paced at its own rate).
 func (n *Network) shareNIC(l int32, now engine.Time) {
 	n.stats.Shares++
-	n.stats.Demands += uint64(len(n.links[l].src))
 	lk := &n.links[l]
 	c := n.capOf(l)
 	if lk.acks {
@@ -925,6 +935,14 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 		// nanoseconds per data packet's: ackDiv).
 		c /= n.ackDiv[l]
 	}
+	ns := n.nicOf(l)
+	if shareSkips && ns.valid && ns.c == c && n.shareStands(l, ns, now) {
+		n.stats.SharesKept++
+		return
+	}
+	ns.valid = false
+	ns.stale = ns.stale[:0] // every stale demand is computed below; flows made stale later join
+	n.stats.Demands += uint64(len(lk.src))
 	n.fill = n.fill[:0]
 	total := 0.0
 	for _, id := range lk.src {
@@ -950,13 +968,20 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 		lk.src[i] = it.f
 	}
 	left, k := c, len(n.fill)
-	level := 0.0
+	level, brk := 0.0, -1
 	for i, it := range n.fill {
 		if share := left / float64(k-i); it.demand > share {
-			level = share
+			level, brk = share, i
 			break
 		}
 		left -= it.demand
+	}
+	if brk >= 0 {
+		ns.dem = ns.dem[:0]
+		for _, it := range n.fill {
+			ns.dem = append(ns.dem, it.demand)
+		}
+		ns.c, ns.level, ns.brk, ns.valid = c, level, int32(brk), true
 	}
 	left = c
 	for i, it := range n.fill {
@@ -973,6 +998,109 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 		}
 		return
 	}
+}
+
+// shareSkips lets shareNIC keep a sharing that cannot change (shareStands); off, every
+// sharing is done in full (TestShareStandsIsTheFullSharing compares the two).
+var shareSkips = true
+
+// nicShare is what a NIC port's last sharing left when its flows asked for more than the
+// port can send: their demands in the port's order (by demand, then flow), the level the
+// flows above it were cut to, and the flows whose demands went stale since. In an all-to-all
+// over 1,024 GPUs a port has 1,023 flows, nearly every one asking for more than a 1,023rd of
+// the port, and a DCQCN cut of one of them (from 400 Gb/s to 200, say) moves nothing: the
+// sharing would read all 1,023 flows' records to find that out.
+type nicShare struct {
+	dem   []float64 // the demands of the port's flows (link.src), by position
+	stale []int32   // flows of the port whose demands went stale since (flowStale)
+	c     float64   // the capacity shared
+	level float64   // what every flow from position brk on was given
+	brk   int32     // the flows before it asked for at most the level, and got what they asked
+	valid bool      // a sharing above the port's capacity, and the same flows in the same order since
+}
+
+// nicOf is port l's sharing record.
+func (n *Network) nicOf(l int32) *nicShare {
+	if int(l) >= len(n.nics) {
+		n.nics = append(n.nics, make([]nicShare, int(l)+1-len(n.nics))...)
+	}
+	return &n.nics[l]
+}
+
+// nicMembers records that port l's flows changed (one started or was sent there): its next
+// sharing is done in full.
+func (n *Network) nicMembers(l int32) {
+	if int(l) < len(n.nics) {
+		n.nics[l].valid = false
+	}
+}
+
+// maxStale is the most stale flows shareStands looks at; past it the port shares in full.
+const maxStale = 16
+
+// shareStands reports whether port l's last sharing (ns, valid, on the same capacity) still
+// stands: every flow whose demand went stale asked for more than the level then and does now.
+// The flows below the level then keep their demands, so the level is the same value, and every
+// flow gets what it got; shareNIC would find that out reading every flow. It computes the
+// stale demands (in the port's order, as shareNIC would: when it answers false, shareNIC goes
+// on with those computed), moves those flows to their places in the port's order, and gives the
+// flows below the level their demands again, as shareNIC does, in the same order (that is no
+// change unless a flow's injection has no timer, one of rate 0). The flows above the level
+// get the level again, which is no change: setInjection would return at once.
+func (n *Network) shareStands(l int32, ns *nicShare, now engine.Time) bool {
+	lk := &n.links[l]
+	if len(ns.stale) > maxStale || len(ns.dem) != len(lk.src) {
+		return false
+	}
+	n.stalePos = n.stalePos[:0]
+	for _, id := range ns.stale {
+		p := slices.Index(lk.src, id)
+		if p < 0 || int32(p) < ns.brk || !(ns.dem[p] > ns.level) {
+			return false
+		}
+		n.stalePos = append(n.stalePos, int32(p))
+	}
+	slices.Sort(n.stalePos)
+	for k := 1; k < len(n.stalePos); k++ {
+		if n.stalePos[k] == n.stalePos[k-1] {
+			return false // listed twice (not expected: a flow is listed as it goes stale)
+		}
+	}
+	for _, p := range n.stalePos {
+		id := lk.src[p]
+		if !n.flows[id].stale {
+			continue
+		}
+		n.stats.Demands++
+		if d := n.demand(id, now); !(d > ns.level) {
+			return false
+		}
+	}
+	// Out of their old places (the rest stays in order), then each into its new one by
+	// (demand, flow), past brk.
+	m := len(lk.src)
+	for k := len(n.stalePos) - 1; k >= 0; k-- {
+		p := n.stalePos[k]
+		copy(lk.src[p:m], lk.src[p+1:m])
+		copy(ns.dem[p:m], ns.dem[p+1:m])
+		m--
+	}
+	for _, id := range ns.stale {
+		d := n.flows[id].dem
+		q := int(ns.brk) + sort.Search(m-int(ns.brk), func(i int) bool {
+			j := int(ns.brk) + i
+			return ns.dem[j] > d || ns.dem[j] == d && lk.src[j] > id
+		})
+		copy(lk.src[q+1:m+1], lk.src[q:m])
+		copy(ns.dem[q+1:m+1], ns.dem[q:m])
+		lk.src[q], ns.dem[q] = id, d
+		m++
+	}
+	ns.stale = ns.stale[:0]
+	for i := range ns.brk {
+		n.setInjection(lk.src[i], ns.dem[i], now)
+	}
+	return true
 }
 
 // instantEnd runs once per instant with changes: re-share the NICs whose flows or rates
@@ -1186,6 +1314,7 @@ func (n *Network) sent(id int32, now engine.Time) {
 		src[i] = src[len(src)-1]
 		n.links[first].src = src[:len(src)-1]
 	}
+	n.nicMembers(first)
 	n.nicDirty(first)
 	if !n.reshape() {
 		n.leaveLinks(id) // with reshaping it leaves each link after its last byte

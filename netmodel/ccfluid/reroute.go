@@ -39,6 +39,7 @@ func (n *Network) Reroute(f FlowID, path, ack []int32) {
 		src[i] = src[len(src)-1]
 		n.links[oldFirst].src = src[:len(src)-1]
 	}
+	n.nicMembers(oldFirst)
 	n.nicDirty(oldFirst)
 
 	h, ah := int32(len(path)), int32(len(ack))
@@ -66,6 +67,7 @@ func (n *Network) Reroute(f FlowID, path, ack []int32) {
 	}
 	first := path[0]
 	n.links[first].src = append(n.links[first].src, id)
+	n.nicMembers(first)
 	if n.mode == ModeHPCC {
 		n.hpccTx[id] = hpccPrev{} // the old path's counters mean nothing on the new one
 	}

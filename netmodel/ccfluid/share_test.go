@@ -1,0 +1,129 @@
+package ccfluid
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"simd/engine"
+)
+
+// shareRun is what a run of allToAllStar left: every flow's send and arrival times, the PFC
+// frames and the counters.
+type shareRun struct {
+	sentAt, arrived map[int64]engine.Time
+	frames          []pfcFrame
+	stats           Stats
+}
+
+// allToAllStar runs an all-to-all among hosts hosts of a 400 Gb/s star under cfg: every host
+// sends flows to every other, of 64 KB to 2 MB, started over the first 20 µs (seeded), so that
+// every port shares among dozens of flows while DCQCN cuts them one at a time.
+func allToAllStar(t *testing.T, cfg Config, hosts, perPair int, seed uint64) shareRun {
+	t.Helper()
+	s, n, rec, pl := setup(t, star(t, hosts, G400, engine.Microsecond), cfg)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	type start struct {
+		at       engine.Time
+		src, dst int32
+		bytes    int64
+	}
+	var starts []start
+	for a := range int32(hosts) {
+		for b := range int32(hosts) {
+			if a == b {
+				continue
+			}
+			for range perPair {
+				starts = append(starts, start{
+					at:  engine.Time(rng.IntN(20)) * engine.Microsecond,
+					src: a, dst: b, bytes: int64(64e3 + rng.IntN(2e6)),
+				})
+			}
+		}
+	}
+	for tag, st := range starts {
+		s.RunUntil(st.at) // (the starts are not in time order: a late one starts at once)
+		n.Start([]int32{2 * st.src, 2*st.dst + 1}, []int32{2 * st.dst, 2*st.src + 1}, st.bytes, int64(tag))
+	}
+	for s.Len() > 0 {
+		s.RunUntil(s.Now() + engine.Microsecond)
+		checkNICShares(t, n)
+	}
+	if len(rec.arrived) != len(starts) {
+		t.Fatalf("%d of %d flows arrived", len(rec.arrived), len(starts))
+	}
+	return shareRun{rec.sentAt, rec.arrived, pl.frames, n.Stats()}
+}
+
+// checkNICShares checks what every port's last sharing left where it is valid: the port's
+// flows in the order a sharing in full leaves them, by (demand, flow), with the demands
+// recorded where they are not stale, and the level between the flows below and above it.
+func checkNICShares(t *testing.T, n *Network) {
+	t.Helper()
+	for l := range n.nics {
+		ns := &n.nics[l]
+		if !ns.valid {
+			continue
+		}
+		src := n.links[l].src
+		if len(ns.dem) != len(src) {
+			t.Fatalf("port %d: %d demands for %d flows", l, len(ns.dem), len(src))
+		}
+		for i, id := range src {
+			if f := &n.flows[id]; !f.stale && f.dem != ns.dem[i] {
+				t.Fatalf("port %d, flow %d at %d: demand %g recorded as %g", l, id, i, f.dem, ns.dem[i])
+			}
+			if i > 0 && (ns.dem[i] < ns.dem[i-1] || ns.dem[i] == ns.dem[i-1] && id < src[i-1]) {
+				t.Fatalf("port %d: flow %d (%g) after flow %d (%g)", l, id, ns.dem[i], src[i-1], ns.dem[i-1])
+			}
+			if below := int32(i) < ns.brk; below != (ns.dem[i] <= ns.level) {
+				t.Fatalf("port %d: flow %d at %d asks %g, level %g from %d", l, id, i, ns.dem[i], ns.level, ns.brk)
+			}
+		}
+	}
+}
+
+// A port's sharing that keeps the last one where nothing can have changed (shareStands) gives
+// what sharing in full gives, to the picosecond: every flow's send and arrival times, every
+// PFC frame and every counter but those of the sharing itself are the same, on all-to-alls
+// whose ports cut flows one at a time, with and without windows, ns-3's packets and PFC.
+func TestShareStandsIsTheFullSharing(t *testing.T) {
+	windowed := repoConfig()
+	windowed.Window = 100e3
+	simai := departureConfig()
+	simai.Window, simai.VarWin, simai.FirstWindowBurst = 200e3, true, true
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{{"dcqcn", repoConfig()}, {"dcqcn-window", windowed}, {"simai", simai}} {
+		for seed := range uint64(3) {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, seed), func(t *testing.T) {
+				kept := allToAllStar(t, tc.cfg, 12, 3, seed)
+				shareSkips = false
+				full := allToAllStar(t, tc.cfg, 12, 3, seed)
+				shareSkips = true
+				if kept.stats.SharesKept == 0 || kept.stats.RateChanges == 0 {
+					t.Fatalf("no sharing kept (%d) or no rate cut (%d): the case does not test it", kept.stats.SharesKept, kept.stats.RateChanges)
+				}
+				if full.stats.SharesKept != 0 {
+					t.Fatalf("%d sharings kept with shareSkips off", full.stats.SharesKept)
+				}
+				for tag, at := range full.arrived {
+					if kept.arrived[tag] != at || kept.sentAt[tag] != full.sentAt[tag] {
+						t.Fatalf("flow %d: sent %d, arrived %d; in full %d, %d", tag, kept.sentAt[tag], kept.arrived[tag], full.sentAt[tag], at)
+					}
+				}
+				if fmt.Sprint(kept.frames) != fmt.Sprint(full.frames) {
+					t.Errorf("PFC frames differ: %d against %d in full", len(kept.frames), len(full.frames))
+				}
+				ks, fs := kept.stats, full.stats
+				ks.SharesKept, ks.Demands, fs.Demands = 0, 0, 0
+				if ks != fs {
+					t.Errorf("counters %+v, in full %+v", ks, fs)
+				}
+				t.Logf("%d of %d sharings kept, %d rate changes, %d marks, %d pauses", kept.stats.SharesKept, kept.stats.Shares, kept.stats.RateChanges, kept.stats.Marks, kept.stats.Pauses)
+			})
+		}
+	}
+}
