@@ -17,8 +17,9 @@ func TestLinkFillsWholeCacheLines(t *testing.T) {
 }
 
 // TestFlowFillsWholeCacheLines keeps flow's size a multiple of 64 bytes, its reaction point in
-// the third and fourth lines, and its window (window.go) on the line of the reaction point's
-// rate, which windowTarget reads with it for every flow on a link (network.go).
+// the third and fourth lines, its window (window.go) on the line of the reaction point's rate,
+// and its paced rate on the line of its port's cap: windowTarget reads them for every flow on
+// a link (network.go).
 func TestFlowFillsWholeCacheLines(t *testing.T) {
 	if s := unsafe.Sizeof(flow{}); s%64 != 0 {
 		t.Errorf("flow is %d bytes, not a multiple of 64: regroup its fields", s)
@@ -26,6 +27,9 @@ func TestFlowFillsWholeCacheLines(t *testing.T) {
 	rp := unsafe.Offsetof(flow{}.rp)
 	if end := rp + unsafe.Sizeof(flow{}.rp); rp < 128 || end > 256 {
 		t.Errorf("flow's reaction point is at bytes [%d, %d), want it within [128, 256)", rp, end)
+	}
+	if pr, lim := unsafe.Offsetof(flow{}.pr), unsafe.Offsetof(flow{}.lim); pr/64 != lim/64 {
+		t.Errorf("flow's paced rate is at byte %d, not on the line of its cap (byte %d): windowTarget reads both", pr, lim)
 	}
 	rate := rp + unsafe.Sizeof(uintptr(0)) // DCQCN's rate follows its config pointer
 	for _, o := range []uintptr{unsafe.Offsetof(flow{}.win), unsafe.Offsetof(flow{}.winAt)} {

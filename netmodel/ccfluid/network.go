@@ -166,7 +166,7 @@ type flow struct {
 	rtt    float64 // its round trip at its last demand, seconds
 	rtt0   float64 // the round trip of a full packet and its ACK through empty queues, seconds (the window's clock)
 	lim    float64 // at the last share of its port: the most the port could give it, bits/s
-	line   float64 // line rate: its first link's
+	pr     float64 // the rate its NIC paces it at now (sendRate; repace): windowTarget reads it with lim
 	sendT  engine.Timer
 	sendAt engine.Time // when sendT fires
 	// win is the flow's window (window.go) at congestion-control rate winAt (NaN: none yet),
@@ -189,7 +189,7 @@ type flow struct {
 	bytes               int64 // payload
 	wire                int64 // bytes on the wire: payload and headers
 	start               engine.Time
-	pr                  float64 // the rate its NIC paces it at now (sendRate; repace)
+	line                float64 // line rate: its first link's
 	ccT                 engine.Timer
 	roundT              engine.Timer
 	bn                  int32  // the link where the last byte waited longest, -1 when it never waited
