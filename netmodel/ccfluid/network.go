@@ -111,6 +111,7 @@ type Stats struct {
 	Shares                 uint64 // times a port shared its capacity among its flows
 	Demands                uint64 // flows' demands those shares read (evaluated again where stale)
 	SharesKept             uint64 // of those shares, the ones that found the last one still standing (shareStands)
+	TargetsKept            uint64 // window targets of links whose flows' terms had not moved since the last (windowTarget)
 	WindowTargets          uint64 // queues that reached the level their windowed flows settle them at
 	Events                 uint64
 }
@@ -303,6 +304,9 @@ type Network struct {
 	hist       [][]injSeg
 	histBlocks int32
 	mw         []float64 // markedDeparture's weights, by position in a link's flow list
+	// wcache[l]: link l's last window target and whether the terms it read have moved since
+	// (window.go).
+	wcache []windowCache
 	// nics[l]: what NIC port l's last sharing left (shareNIC), for links that have been one.
 	nics     []nicShare
 	stalePos []int32 // shareStands' scratch: positions of the stale flows in a port's list
@@ -378,6 +382,7 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	nl := g.NumDirLinks()
 	n.links = make([]link, nl)
 	n.feedAt = make([]feedClock, nl)
+	n.wcache = make([]windowCache, nl)
 	n.kin = make([]linkKin, nl)
 	n.ackDiv = make([]float64, nl)
 	tr := cfg.Transport
@@ -762,6 +767,7 @@ func (n *Network) applyFlow(id int32, now engine.Time) {
 		n.recordInjection(id, f.cinj, now)
 	}
 	f.extent, f.cinj = ext, inj
+	n.termsMoved(id)
 	n.ackRoom(id, inj)
 }
 
@@ -779,7 +785,9 @@ func (n *Network) applyInjection(id int32, now engine.Time) {
 	if f.hops > 0 {
 		n.propagate(id, 0, inj, now)
 	}
+	was := f.cinj
 	f.cinj = inj
+	n.injectionMoved(id, was)
 	n.ackRoom(id, inj)
 }
 
@@ -956,7 +964,7 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 	if total <= c {
 		for _, it := range n.fill {
 			// What the port could give it if the others kept theirs.
-			n.flows[it.f].lim = float64(c - total + it.demand)
+			n.setLim(it.f, float64(c-total+it.demand))
 			n.setInjection(it.f, it.demand, now)
 		}
 		return
@@ -985,7 +993,7 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 	}
 	left = c
 	for i, it := range n.fill {
-		n.flows[it.f].lim = level
+		n.setLim(it.f, level)
 		share := left / float64(k-i)
 		if it.demand <= share {
 			n.setInjection(it.f, it.demand, now)
@@ -993,7 +1001,7 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 			continue
 		}
 		for _, rest := range n.fill[i:] {
-			n.flows[rest.f].lim = level
+			n.setLim(rest.f, level)
 			n.setInjection(rest.f, share, now)
 		}
 		return
@@ -1243,6 +1251,7 @@ func (n *Network) handle(ev engine.Event) {
 			n.paceDue(id, now)
 			if old := f.rp.Rate(); f.rp.Advance(now) {
 				n.stats.RateChanges++
+				n.windowMoved(id)
 				n.rateChanged(id, old, now)
 			}
 			n.armCC(id)
@@ -1260,6 +1269,7 @@ func (n *Network) handle(ev engine.Event) {
 			f.cnps++
 			if old := f.rp.Rate(); f.rp.OnCNP(now) {
 				n.stats.RateChanges++
+				n.windowMoved(id)
 				n.rateChanged(id, old, now)
 			}
 			n.armCC(id)
@@ -1303,6 +1313,7 @@ func (n *Network) sent(id int32, now engine.Time) {
 	f.sf -= n.turnOffset(id, now)
 	f.rem, f.at = 0, now
 	f.state = stateSent
+	n.termsMoved(id)
 	n.applyFlow(id, now)
 	n.s.Cancel(f.ccT)
 	n.s.Cancel(f.roundT)

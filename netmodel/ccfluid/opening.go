@@ -141,6 +141,7 @@ func (n *Network) endOpening(id int32) {
 		return
 	}
 	f.opening = false
+	n.termsMoved(id)
 	n.s.Cancel(n.open[id].t)
 	n.open[id].t = engine.Timer{}
 }

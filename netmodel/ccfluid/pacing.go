@@ -34,6 +34,7 @@ func (n *Network) repace(id int32) {
 	if f.paceAt != 0 {
 		r = f.pace
 	}
+	was := min(f.pr, f.lim)
 	switch {
 	case !n.cfg.Transport.NanosecondClock:
 		f.pr = r
@@ -41,6 +42,9 @@ func (n *Network) repace(id int32) {
 		f.pr = n.links[n.arena[f.off]].capa // PacketRate of its first link's rate, computed once
 	default:
 		f.pr = n.cfg.Transport.PacketRate(r)
+	}
+	if min(f.pr, f.lim) != was {
+		n.termsMoved(id) // what it could send without its window (windowTarget)
 	}
 }
 

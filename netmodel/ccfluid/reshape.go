@@ -97,6 +97,9 @@ func (n *Network) propagate(id, k int32, a float64, now engine.Time) {
 			return
 		}
 		e.arr = a
+		if n.windowed() && n.arrivalMoves(id, old, a, f.cinj) {
+			n.linkTermsMoved(l)
+		}
 		n.arrivalBy(p, k, a-old, now)
 		if !n.weighted(l) {
 			// No flow leaves this link for another hop and it marks no packets: its
@@ -326,6 +329,7 @@ func (n *Network) joinList(l, id, k int32) {
 	lk := &n.links[l]
 	n.apos[n.flows[id].off+k] = int32(len(lk.on))
 	lk.on = append(lk.on, entry{id, k})
+	n.linkTermsMoved(l)
 	if n.starts != nil {
 		n.starts[l].join(n.flows[id].start, len(lk.on))
 	}
@@ -342,6 +346,7 @@ func (n *Network) leaveList(l, p int32) {
 		n.starts[l].leave(n.flows[lk.on[pos].f].start, len(lk.on)-1)
 	}
 	lk.on = n.removeAt(lk.on, pos)
+	n.linkTermsMoved(l)
 	if n.reshape() {
 		rt := n.weights[l].rt
 		last := len(rt) - 1

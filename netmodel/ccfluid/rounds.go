@@ -138,6 +138,7 @@ func (n *Network) round(id int32, now engine.Time) {
 	}
 	if changed {
 		n.stats.RateChanges++
+		n.windowMoved(id)
 		n.repace(id)
 		n.flowStale(id)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"simd/engine"
+	"simd/topo"
+	"simd/topo/route"
 )
 
 // shareRun is what a run of allToAllStar left: every flow's send and arrival times, the PFC
@@ -22,7 +24,43 @@ type shareRun struct {
 // every port's sharing record is checked every microsecond (checkNICShares).
 func allToAllStar(t testing.TB, cfg Config, hosts, perPair int, seed uint64, check bool) shareRun {
 	t.Helper()
-	s, n, rec, pl := setup(t, star(t, hosts, G400, engine.Microsecond), cfg)
+	pathOf := func(a, b int32) (path, ack []int32) {
+		return []int32{2 * a, 2*b + 1}, []int32{2 * b, 2*a + 1}
+	}
+	return allToAll(t, star(t, hosts, G400, engine.Microsecond), cfg, hosts, perPair, seed, check, pathOf)
+}
+
+// allToAllTwoLeaves is allToAllStar on two switches of hosts/2 hosts each, joined by one 400
+// Gb/s link: the flows between the halves cross three links and queue at the one between the
+// switches, so that what reaches the last link falls short of what the senders inject.
+func allToAllTwoLeaves(t testing.TB, cfg Config, hosts, perPair int, seed uint64) shareRun {
+	t.Helper()
+	m := int32(hosts / 2)
+	kinds := make([]topo.NodeKind, 2*m+2)
+	kinds[2*m], kinds[2*m+1] = topo.Switch, topo.Switch
+	var links []tlink
+	for i := range 2 * m {
+		links = append(links, tlink{i, 2*m + i/m, G400, engine.Microsecond})
+	}
+	links = append(links, tlink{2 * m, 2*m + 1, G400, engine.Microsecond})
+	between := 2 * (2 * m) // the directed link from the first switch to the second
+	pathOf := func(a, b int32) (path, ack []int32) {
+		switch {
+		case a/m == b/m:
+			return []int32{2 * a, 2*b + 1}, []int32{2 * b, 2*a + 1}
+		case a < m:
+			return []int32{2 * a, between, 2*b + 1}, []int32{2 * b, between + 1, 2*a + 1}
+		default:
+			return []int32{2 * a, between + 1, 2*b + 1}, []int32{2 * b, between, 2*a + 1}
+		}
+	}
+	return allToAll(t, graphOf(t, kinds, links), cfg, int(2*m), perPair, seed, false, pathOf)
+}
+
+// allToAll runs the all-to-all of allToAllStar on g, each flow from a to b on pathOf(a, b).
+func allToAll(t testing.TB, g *route.Graph, cfg Config, hosts, perPair int, seed uint64, check bool, pathOf func(a, b int32) (path, ack []int32)) shareRun {
+	t.Helper()
+	s, n, rec, pl := setup(t, g, cfg)
 	rng := rand.New(rand.NewPCG(seed, 7))
 	type start struct {
 		at       engine.Time
@@ -45,7 +83,8 @@ func allToAllStar(t testing.TB, cfg Config, hosts, perPair int, seed uint64, che
 	}
 	for tag, st := range starts {
 		s.RunUntil(st.at) // (the starts are not in time order: a late one starts at once)
-		n.Start([]int32{2 * st.src, 2*st.dst + 1}, []int32{2 * st.dst, 2*st.src + 1}, st.bytes, int64(tag))
+		path, ack := pathOf(st.src, st.dst)
+		n.Start(path, ack, st.bytes, int64(tag))
 	}
 	if check {
 		for s.Len() > 0 {
@@ -91,7 +130,8 @@ func checkNICShares(t testing.TB, n *Network) {
 // A port's sharing that keeps the last one where nothing can have changed (shareStands) gives
 // what sharing in full gives, to the picosecond: every flow's send and arrival times, every
 // PFC frame and every counter but those of the sharing itself are the same, on all-to-alls
-// whose ports cut flows one at a time, with and without windows, ns-3's packets and PFC.
+// whose ports cut flows one at a time, with and without windows, ns-3's packets and PFC, on a
+// star and on two switches.
 func TestShareStandsIsTheFullSharing(t *testing.T) {
 	windowed := repoConfig()
 	windowed.Window = 100e3
@@ -103,30 +143,68 @@ func TestShareStandsIsTheFullSharing(t *testing.T) {
 	}{{"dcqcn", repoConfig()}, {"dcqcn-window", windowed}, {"simai", simai}} {
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, seed), func(t *testing.T) {
-				kept := allToAllStar(t, tc.cfg, 12, 3, seed, true)
-				shareSkips = false
-				full := allToAllStar(t, tc.cfg, 12, 3, seed, false)
-				shareSkips = true
-				if kept.stats.SharesKept == 0 || kept.stats.RateChanges == 0 {
-					t.Fatalf("no sharing kept (%d) or no rate cut (%d): the case does not test it", kept.stats.SharesKept, kept.stats.RateChanges)
-				}
-				if full.stats.SharesKept != 0 {
-					t.Fatalf("%d sharings kept with shareSkips off", full.stats.SharesKept)
-				}
-				for tag, at := range full.arrived {
-					if kept.arrived[tag] != at || kept.sentAt[tag] != full.sentAt[tag] {
-						t.Fatalf("flow %d: sent %d, arrived %d; in full %d, %d", tag, kept.sentAt[tag], kept.arrived[tag], full.sentAt[tag], at)
+				for _, fabric := range []string{"star", "two switches"} {
+					run := func(check bool) shareRun {
+						if fabric == "star" {
+							return allToAllStar(t, tc.cfg, 12, 3, seed, check)
+						}
+						return allToAllTwoLeaves(t, tc.cfg, 12, 3, seed)
 					}
+					kept := run(true)
+					shareSkips = false
+					full := run(false)
+					shareSkips = true
+					if kept.stats.SharesKept == 0 || kept.stats.RateChanges == 0 {
+						t.Fatalf("%s: no sharing kept (%d) or no rate cut (%d): the case does not test it", fabric, kept.stats.SharesKept, kept.stats.RateChanges)
+					}
+					if full.stats.SharesKept != 0 {
+						t.Fatalf("%s: %d sharings kept with shareSkips off", fabric, full.stats.SharesKept)
+					}
+					for tag, at := range full.arrived {
+						if kept.arrived[tag] != at || kept.sentAt[tag] != full.sentAt[tag] {
+							t.Fatalf("%s: flow %d: sent %d, arrived %d; in full %d, %d", fabric, tag, kept.sentAt[tag], kept.arrived[tag], full.sentAt[tag], at)
+						}
+					}
+					if fmt.Sprint(kept.frames) != fmt.Sprint(full.frames) {
+						t.Errorf("%s: PFC frames differ: %d against %d in full", fabric, len(kept.frames), len(full.frames))
+					}
+					ks, fs := kept.stats, full.stats
+					ks.SharesKept, ks.Demands, fs.Demands = 0, 0, 0
+					if ks != fs {
+						t.Errorf("%s: counters %+v, in full %+v", fabric, ks, fs)
+					}
+					t.Logf("%s: %d of %d sharings kept, %d rate changes, %d marks, %d pauses", fabric, kept.stats.SharesKept, kept.stats.Shares, kept.stats.RateChanges, kept.stats.Marks, kept.stats.Pauses)
 				}
-				if fmt.Sprint(kept.frames) != fmt.Sprint(full.frames) {
-					t.Errorf("PFC frames differ: %d against %d in full", len(kept.frames), len(full.frames))
+			})
+		}
+	}
+}
+
+// A link's window target kept while none of the terms it read has moved (windowTarget) is the
+// one computing it again gives: with windowCheck every kept target is computed as well and a
+// difference panics, on the all-to-alls of TestShareStandsIsTheFullSharing with windows, and on
+// two switches, where flows queue before their last link.
+func TestWindowTargetKeptIsComputed(t *testing.T) {
+	windowed := repoConfig()
+	windowed.Window = 100e3
+	varwin := windowed
+	varwin.VarWin = true
+	simai := departureConfig()
+	simai.Window, simai.VarWin, simai.FirstWindowBurst = 200e3, true, true
+	windowCheck = true
+	defer func() { windowCheck = false }()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{{"window", windowed}, {"var-window", varwin}, {"simai", simai}} {
+		for seed := range uint64(3) {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, seed), func(t *testing.T) {
+				star := allToAllStar(t, tc.cfg, 12, 3, seed, false)
+				leaves := allToAllTwoLeaves(t, tc.cfg, 12, 3, seed)
+				if star.stats.TargetsKept == 0 || leaves.stats.TargetsKept == 0 {
+					t.Fatalf("window targets kept: %d on the star, %d on two switches: the case does not test it", star.stats.TargetsKept, leaves.stats.TargetsKept)
 				}
-				ks, fs := kept.stats, full.stats
-				ks.SharesKept, ks.Demands, fs.Demands = 0, 0, 0
-				if ks != fs {
-					t.Errorf("counters %+v, in full %+v", ks, fs)
-				}
-				t.Logf("%d of %d sharings kept, %d rate changes, %d marks, %d pauses", kept.stats.SharesKept, kept.stats.Shares, kept.stats.RateChanges, kept.stats.Marks, kept.stats.Pauses)
+				t.Logf("%d and %d targets kept", star.stats.TargetsKept, leaves.stats.TargetsKept)
 			})
 		}
 	}
