@@ -44,7 +44,7 @@ func TestMarksOnePerPacket(t *testing.T) {
 			t.Fatalf("marks at one instant fell on %v, then %d: want three different flows", seen, id)
 		}
 		seen[id] = true
-		n.flows[id].markAt = now
+		n.setMarkAt(id, now)
 	}
 	if id, _ := n.markedFlow(port, now); id != -1 {
 		t.Errorf("a fourth mark at the same instant fell on flow %d, which has no packet there yet", id)
@@ -71,7 +71,7 @@ func TestMarksOnePerPacket(t *testing.T) {
 	}
 
 	for id := range rates {
-		n.flows[id].markAt = 0
+		n.setMarkAt(id, 0)
 	}
 	counts := map[int32]int{}
 	const draws = 20000

@@ -203,10 +203,14 @@ type flow struct {
 	paceAt engine.Time
 }
 
-// entry is a flow on a link's list: the flow and the hop of its path this link is.
+// entry is a flow on a link's list: the flow and the hop of its path this link is, and on a
+// link's list of flows (link.on) a copy of the flow's markAt: a mark's draw reads it for every
+// flow of the link (drawMarked), a thousand in an all-to-all, and here it is in the list it
+// scans, not in a thousand flow records. (Lists of ACK routes leave it 0.)
 type entry struct {
-	f   int32
-	hop int32
+	f      int32
+	hop    int32
+	markAt engine.Time
 }
 
 // marker is a flow's last byte waiting in a link's queue until the link has served target.
@@ -1483,7 +1487,7 @@ func (n *Network) mark(l int32, now engine.Time) {
 		return
 	}
 	f := &n.flows[pick]
-	f.markAt = now
+	n.setMarkAt(pick, now)
 	if n.mode != ModeDCQCN {
 		// DCTCP echoes every mark in an ACK and reacts once per round; HPCC ignores ECN.
 		f.marks++
@@ -1503,6 +1507,21 @@ func (n *Network) mark(l int32, now engine.Time) {
 			back = f.ackDelay
 		}
 		n.s.At(rx+back, n.h, pick, evCNP|int64(f.gen)<<24)
+	}
+}
+
+// setMarkAt sets when flow id was last marked, in its record and in its entries on the flow
+// lists of the links it is on (with reshaping it leaves its first links as its last byte
+// passes them: an entry's place is its hop's only while it holds the flow's hop).
+func (n *Network) setMarkAt(id int32, at engine.Time) {
+	f := &n.flows[id]
+	f.markAt = at
+	for k := range f.hops {
+		p := f.off + k
+		on := n.links[n.arena[p]].on
+		if i := n.apos[p]; int(i) < len(on) && on[i].f == id && on[i].hop == k {
+			on[i].markAt = at
+		}
 	}
 }
 
@@ -1556,14 +1575,14 @@ func (n *Network) markedFlow(l int32, now engine.Time) (pick, hop int32) {
 // sends. -1: no flow has a weight, or none has a packet.
 func (n *Network) drawMarked(l int32, total, c, pkt float64, now engine.Time) (pick, hop int32) {
 	lk := &n.links[l]
-	hasPacket := func(f *flow, w float64) bool {
-		if f.markAt == 0 {
+	hasPacket := func(markAt engine.Time, w float64) bool {
+		if markAt == 0 {
 			return true
 		}
 		if c > 0 {
 			w = c * w / total
 		}
-		return float64(w*secs(now-f.markAt)) >= pkt
+		return float64(w*secs(now-markAt)) >= pkt
 	}
 	// draw returns the index in lk.on of a flow drawn by weight, out of sum, among all or only
 	// those with a packet there.
@@ -1571,7 +1590,7 @@ func (n *Network) drawMarked(l int32, total, c, pkt float64, now engine.Time) (p
 		x := n.rng.Float64() * sum
 		pick := -1
 		for i, e := range lk.on {
-			if w := n.mw[i]; w > 0 && (!withPacket || hasPacket(&n.flows[e.f], w)) {
+			if w := n.mw[i]; w > 0 && (!withPacket || hasPacket(e.markAt, w)) {
 				pick = i
 				x -= w
 				if x < 0 {
@@ -1585,11 +1604,11 @@ func (n *Network) drawMarked(l int32, total, c, pkt float64, now engine.Time) (p
 	if i < 0 {
 		return -1, 0
 	}
-	if !hasPacket(&n.flows[lk.on[i].f], n.mw[i]) {
+	if !hasPacket(lk.on[i].markAt, n.mw[i]) {
 		// The drawn flow has no packet here yet: draw again among those that have.
 		var sum float64
 		for j, e := range lk.on {
-			if w := n.mw[j]; w > 0 && hasPacket(&n.flows[e.f], w) {
+			if w := n.mw[j]; w > 0 && hasPacket(e.markAt, w) {
 				sum += w
 			}
 		}

@@ -328,7 +328,7 @@ func (n *Network) dropHop(id, k int32, now engine.Time) {
 func (n *Network) joinList(l, id, k int32) {
 	lk := &n.links[l]
 	n.apos[n.flows[id].off+k] = int32(len(lk.on))
-	lk.on = append(lk.on, entry{id, k})
+	lk.on = append(lk.on, entry{id, k, n.flows[id].markAt})
 	n.linkTermsMoved(l)
 	if n.starts != nil {
 		n.starts[l].join(n.flows[id].start, len(lk.on))
