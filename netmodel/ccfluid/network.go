@@ -311,6 +311,10 @@ type Network struct {
 	// wcache[l]: link l's last window target and whether the terms it read have moved since
 	// (window.go).
 	wcache []windowCache
+	// wkeep: windowTarget keeps its answers (keepWhenLong, after wcalls calls that read wflows
+	// flows).
+	wkeep          bool
+	wcalls, wflows int64
 	// nics[l]: what NIC port l's last sharing left (shareNIC), for links that have been one.
 	nics     []nicShare
 	stalePos []int32 // shareStands' scratch: positions of the stale flows in a port's list

@@ -43,7 +43,7 @@ func (n *Network) repace(id int32) {
 	default:
 		f.pr = n.cfg.Transport.PacketRate(r)
 	}
-	if min(f.pr, f.lim) != was {
+	if n.wkeep && min(f.pr, f.lim) != was {
 		n.termsMoved(id) // what it could send without its window (windowTarget)
 	}
 }

@@ -97,7 +97,7 @@ func (n *Network) propagate(id, k int32, a float64, now engine.Time) {
 			return
 		}
 		e.arr = a
-		if n.windowed() && n.arrivalMoves(id, old, a, f.cinj) {
+		if n.wkeep && n.arrivalMoves(id, old, a, f.cinj) {
 			n.linkTermsMoved(l)
 		}
 		n.arrivalBy(p, k, a-old, now)

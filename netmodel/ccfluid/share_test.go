@@ -192,17 +192,26 @@ func TestWindowTargetKeptIsComputed(t *testing.T) {
 	simai := departureConfig()
 	simai.Window, simai.VarWin, simai.FirstWindowBurst = 200e3, true, true
 	windowCheck = true
-	defer func() { windowCheck = false }()
+	defer func() { windowCheck, keepAfter, keepFlows = false, 4096, 32 }()
 	for _, tc := range []struct {
 		name string
 		cfg  Config
 	}{{"window", windowed}, {"var-window", varwin}, {"simai", simai}} {
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, seed), func(t *testing.T) {
+				// As it decides (keepWhenLong): the star's links carry 11 flows each, too few to
+				// keep for; the link between the two switches 108.
 				star := allToAllStar(t, tc.cfg, 12, 3, seed, false)
 				leaves := allToAllTwoLeaves(t, tc.cfg, 12, 3, seed)
-				if star.stats.TargetsKept == 0 || leaves.stats.TargetsKept == 0 {
-					t.Fatalf("window targets kept: %d on the star, %d on two switches: the case does not test it", star.stats.TargetsKept, leaves.stats.TargetsKept)
+				if star.stats.TargetsKept != 0 || leaves.stats.TargetsKept == 0 {
+					t.Fatalf("window targets kept: %d on the star, %d on two switches: want none, and some", star.stats.TargetsKept, leaves.stats.TargetsKept)
+				}
+				// Keeping from the first call.
+				keepAfter, keepFlows = 0, 0
+				star = allToAllStar(t, tc.cfg, 12, 3, seed, false)
+				keepAfter, keepFlows = 4096, 32
+				if star.stats.TargetsKept == 0 {
+					t.Fatal("no window target kept on the star: the case does not test it")
 				}
 				t.Logf("%d and %d targets kept", star.stats.TargetsKept, leaves.stats.TargetsKept)
 			})

@@ -544,6 +544,9 @@ func (n *Network) armWindow(l int32, now engine.Time) {
 // flow's window can balance the link. The link remembers its last solution and reuses it while
 // the flows still send c there.
 func (n *Network) windowTarget(l int32, c float64) (q float64, ok bool) {
+	if !n.wkeep {
+		n.keepWhenLong(len(n.links[l].on))
+	}
 	wc := &n.wcache[l]
 	if wc.valid && wc.seen == wc.ver && wc.c == c {
 		n.stats.TargetsKept++
@@ -641,15 +644,39 @@ var windowCheck = false
 // keepTarget records windowTarget's answer (q, ok) for link l at rate c, reached without a
 // solve (so a second call on the same terms reaches it the same way), and returns it.
 func (n *Network) keepTarget(l int32, c, q float64, ok bool) (float64, bool) {
-	wc := &n.wcache[l]
-	wc.valid, wc.seen, wc.c, wc.q, wc.ok = true, wc.ver, c, q, ok
+	if n.wkeep {
+		wc := &n.wcache[l]
+		wc.valid, wc.seen, wc.c, wc.q, wc.ok = true, wc.ver, c, q, ok
+	}
 	return q, ok
 }
+
+// keepWhenLong counts windowTarget's calls and the flows they read (flows: this one's), and
+// starts keeping targets once the first keepAfter calls read keepFlows flows each on average.
+// Keeping costs every change of a term a write per link of the flow's path (termsMoved), which
+// pays where a link's flows are many (an all-to-all's link into a GPU: a thousand) and is lost
+// where they are few (a ring's, a data-parallel all-reduce's: a flow or two, asked rarely). A
+// target is kept only from then on, with every change since counted, so when it starts does
+// not change what a call answers.
+func (n *Network) keepWhenLong(flows int) {
+	n.wcalls++
+	n.wflows += int64(flows)
+	if n.wcalls >= keepAfter && n.wflows >= keepFlows*n.wcalls {
+		n.wkeep = true
+	}
+}
+
+// keepAfter and keepFlows: windowTarget keeps its answers once keepAfter calls have read
+// keepFlows flows each on average (keepWhenLong; variables for tests).
+var (
+	keepAfter int64 = 4096
+	keepFlows int64 = 32
+)
 
 // termsMoved records that something windowTarget reads of flow id (its rate, window, cap,
 // injection, state or opening) changed: every link of its path asks again.
 func (n *Network) termsMoved(id int32) {
-	if !n.windowed() {
+	if !n.wkeep {
 		return
 	}
 	f := &n.flows[id]
@@ -660,7 +687,7 @@ func (n *Network) termsMoved(id int32) {
 
 // linkTermsMoved records that the flows on link l, or one's arrival there, changed.
 func (n *Network) linkTermsMoved(l int32) {
-	if n.windowed() {
+	if n.wkeep {
 		n.wcache[l].ver++
 	}
 }
@@ -673,7 +700,7 @@ func (n *Network) setLim(id int32, lim float64) {
 	}
 	was := min(f.pr, f.lim)
 	f.lim = lim
-	if min(f.pr, lim) != was {
+	if n.wkeep && min(f.pr, lim) != was {
 		n.termsMoved(id)
 	}
 }
@@ -723,7 +750,7 @@ func (n *Network) arrivalMoves(id int32, r0, r1, cinj float64) bool {
 // its arrivals at its hops are set already): where a hop's term compares its arrival with the
 // injection (arrivalMoves), and the comparison changes, the link asks again.
 func (n *Network) injectionMoved(id int32, was float64) {
-	if !n.windowed() {
+	if !n.wkeep {
 		return
 	}
 	f := &n.flows[id]
