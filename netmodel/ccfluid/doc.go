@@ -109,4 +109,11 @@
 // out, next mark), then switches check PFC. Everything runs on the engine's clock; the only
 // randomness is the seeded choice of the marked flow, so the same inputs and seed give the
 // same events.
+//
+// Two answers are kept where nothing they read has moved, because a port or a link of an
+// all-to-all carries a thousand flows and is asked at every rate cut or mark: a NIC port's
+// sharing while every flow whose demand moved asks for more than the level before and after
+// (shareStands), and a link's window target while no term of its flows has moved
+// (windowTarget, in runs whose links carry many flows). Both give what computing again gives,
+// bit for bit (TestShareStandsIsTheFullSharing, TestWindowTargetKeptIsComputed).
 package ccfluid
