@@ -311,6 +311,9 @@ type Network struct {
 	// wcache[l]: link l's last window target and whether the terms it read have moved since
 	// (window.go).
 	wcache []windowCache
+	// wdue[l]: the target of the first weight change queued at link l, +Inf for none
+	// (reshape.go): weightsOut learns that nothing is due without the change's record.
+	wdue []float64
 	// wkeep: windowTarget keeps its answers (keepWhenLong, after wcalls calls that read wflows
 	// flows).
 	wkeep          bool
@@ -391,6 +394,10 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	n.links = make([]link, nl)
 	n.feedAt = make([]feedClock, nl)
 	n.wcache = make([]windowCache, nl)
+	n.wdue = make([]float64, nl)
+	for l := range n.wdue {
+		n.wdue[l] = math.Inf(1)
+	}
 	n.kin = make([]linkKin, nl)
 	n.ackDiv = make([]float64, nl)
 	tr := cfg.Transport

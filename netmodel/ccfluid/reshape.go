@@ -1,6 +1,10 @@
 package ccfluid
 
-import "simd/engine"
+import (
+	"math"
+
+	"simd/engine"
+)
 
 // This file holds the reshaping of flows by the queues they cross (Config.Reshape): what a
 // link sends on is what left its queue, not what its senders inject.
@@ -159,16 +163,23 @@ func (n *Network) reweigh(l, pos, id, k int32, a float64) {
 		lw.wm, lw.whead = lw.wm[:0], 0
 	}
 	lw.wm = append(lw.wm, wmarker{f: id, hop: k, target: lk.qs.served + lk.qs.q, w: a, rgen: n.flows[id].rgen})
-	if lw.whead == int32(len(lw.wm))-1 && lk.down > 0 {
-		n.armMarker(l)
+	if lw.whead == int32(len(lw.wm))-1 {
+		n.wdue[l] = lw.wm[lw.whead].target
+		if lk.down > 0 {
+			n.armMarker(l)
+		}
 	}
 }
 
 // weightsOut applies the changes queued at link l (advanced to now) that its service has
 // reached, or all of them when its queue is empty.
 func (n *Network) weightsOut(l int32) {
-	lk, lw := &n.links[l], &n.weights[l]
+	lk := &n.links[l]
 	empty := lk.qs.q <= emptyEps && !lk.paused
+	if !empty && n.wdue[l] > lk.qs.served+emptyEps*8 {
+		return // nothing due (or nothing queued): the first change's target, without its record
+	}
+	lw := &n.weights[l]
 	moved := false
 	for lw.pending() {
 		m := lw.wm[lw.whead]
@@ -182,6 +193,10 @@ func (n *Network) weightsOut(l int32) {
 		}
 		n.setWeight(l, m.f, m.hop, &lw.rt[n.apos[f.off+m.hop]], m.w)
 		moved = true
+	}
+	n.wdue[l] = math.Inf(1)
+	if lw.pending() {
+		n.wdue[l] = lw.wm[lw.whead].target
 	}
 	if moved && lk.down > 0 {
 		n.sharesDirty(l)
@@ -219,6 +234,7 @@ func (n *Network) settleLink(l int32, now engine.Time) {
 	if !shaping {
 		// Empty and passing on: the weights are the arrivals.
 		lw.wm, lw.whead = lw.wm[:0], 0
+		n.wdue[l] = math.Inf(1)
 		n.weightsAreArrivals(l)
 	}
 	lk.shaped = shaping
