@@ -1099,8 +1099,8 @@ func (n *Network) shareStands(l int32, ns *nicShare, now engine.Time) bool {
 			return false
 		}
 	}
-	// Out of their old places (the rest stays in order), then each into its new one by
-	// (demand, flow), past brk.
+	// Out of their old places (the rest stays in order), then each into its new one in the
+	// sharing's order (fillCmp), past brk.
 	m := len(lk.src)
 	for k := len(n.stalePos) - 1; k >= 0; k-- {
 		p := n.stalePos[k]
@@ -1112,7 +1112,7 @@ func (n *Network) shareStands(l int32, ns *nicShare, now engine.Time) bool {
 		d := n.flows[id].dem
 		q := int(ns.brk) + sort.Search(m-int(ns.brk), func(i int) bool {
 			j := int(ns.brk) + i
-			return ns.dem[j] > d || ns.dem[j] == d && lk.src[j] > id
+			return fillCmp(fillItem{ns.dem[j], lk.src[j]}, fillItem{d, id}) > 0
 		})
 		copy(lk.src[q+1:m+1], lk.src[q:m])
 		copy(ns.dem[q+1:m+1], ns.dem[q:m])
