@@ -453,6 +453,11 @@ func (b *SwitchBuffer) CannotPauseGiven(total, most float64) bool {
 	return free > 0 && most < free*(1-cannotPauseMargin)
 }
 
+// SharedPool is P, the part of the buffer the ports' dynamic thresholds share (BufferBytes −
+// Σheadroom − Σreserve): with every port unpaused, no port pauses while each one's shared use
+// times its 2^shift stays below P less the shared use of all (CannotPauseGiven).
+func (b *SwitchBuffer) SharedPool() float64 { return b.pool }
+
 // Paused reports whether the port is paused.
 func (b *SwitchBuffer) Paused(port int) bool { return b.ports[port].paused }
 

@@ -91,7 +91,10 @@
 // between events, so crossings are solved. A paused link sends nothing: its queue keeps
 // receiving, the flows behind it stop there (head-of-line blocking: every flow on the link,
 // whichever queue caused the pause), and the flows whose first link it is stop injecting.
-// NVSwitches have no buffer model and never pause, as in SimAI.
+// NVSwitches have no buffer model and never pause, as in SimAI. A switch looks at its ports
+// whenever one of its queues changes; with Config.BoundedPFCChecks only when a bound on their
+// occupancies (what the last look found plus what its fastest ingress link can bring since,
+// within its total backlog) comes near a pause (pfcbound.go).
 //
 // # What the model leaves out
 //

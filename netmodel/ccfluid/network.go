@@ -98,6 +98,11 @@ type Config struct {
 	// each other — and half elsewhere
 	// (AckWaitLocked, as in SimAI's ns-3).
 	AckWait AckWait
+	// BoundedPFCChecks answers most of a PFC switch's checks with a bound on what any of its
+	// ports can hold, and looks at the ports only when the bound comes near a pause
+	// (pfcbound.go); false (the default) looks at every port whenever one of the switch's
+	// queues changes.
+	BoundedPFCChecks bool
 }
 
 // Stats are the network's counters.
@@ -108,6 +113,7 @@ type Stats struct {
 	RateChanges            uint64 // sender rate changes from congestion control
 	Pauses, Resumes        uint64 // PFC frames
 	SwitchChecks           uint64 // PFC checks that computed every ingress occupancy of a switch
+	SwitchChecksBounded    uint64 // changes at a switch whose check the occupancy bound answered (pfcbound.go)
 	Shares                 uint64 // times a port shared its capacity among its flows
 	Demands                uint64 // flows' demands those shares read (evaluated again where stale)
 	SharesKept             uint64 // of those shares, the ones that found the last one still standing (shareStands)
@@ -341,6 +347,10 @@ type Network struct {
 	starts    []startRange
 	maxOneWay float64
 	sw        []pfcSwitch
+	// pfcArr[l]: what egress link l's arrivals add to its switch's occupancy bound, bits/s —
+	// its arrivals while its queue holds or gains bytes, else 0 (pfcbound.go); nil unless
+	// Config.BoundedPFCChecks.
+	pfcArr []float64
 
 	dcqcn map[float64]*cc.DCQCNConfig // per line rate
 	dctcp map[float64]*cc.DCTCPConfig
@@ -479,6 +489,9 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	if cfg.PFC {
 		if err := n.buildSwitches(); err != nil {
 			return nil, err
+		}
+		if cfg.BoundedPFCChecks {
+			n.pfcArr = make([]float64, nl)
 		}
 	}
 	n.bobs, _ = obs.(fluid.BottleneckObserver)
@@ -698,6 +711,12 @@ func (n *Network) linkDirty(l int32) {
 			sw := &n.sw[lk.outSw]
 			sw.advanceTotal(n.s.Now())
 			sw.totSlope += slope - lk.aggSlope
+			if n.pfcArr != nil {
+				// A queue's line runs past 0 for up to the picosecond its empty event is
+				// rounded to, where the queue itself stops at 0: the total's line may fall
+				// short by that much (pfcbound.go).
+				sw.totSlack += float64(max(-lk.aggSlope, 0)*1e-12) + 1e-9
+			}
 			lk.aggSlope = slope
 		}
 		// Only a queue that holds or gains bytes weighs in the ingress occupancies: a change
@@ -705,6 +724,13 @@ func (n *Network) linkDirty(l int32) {
 		backlog := lk.qs.q > emptyEps || slope > 0
 		if backlog || lk.backlog {
 			n.swDirty(lk.outSw)
+		}
+		if n.pfcArr != nil {
+			a := 0.0
+			if backlog {
+				a = lk.arr
+			}
+			n.boundArrivals(l, a)
 		}
 		if backlog != lk.backlog {
 			n.sw[lk.outSw].setBacklogged(l, &n.links, backlog)
@@ -1158,7 +1184,7 @@ func (n *Network) instantEnd() {
 	for i := 0; i < len(n.dirtySw); i++ {
 		w := n.dirtySw[i]
 		n.sw[w].dirty = false
-		n.checkSwitch(w, now)
+		n.switchChanged(w, now)
 	}
 	n.dirtySw = n.dirtySw[:0]
 }

@@ -33,8 +33,18 @@ type pfcSwitch struct {
 	// growing at totSlope bytes/s. A full check sets it again from the queues' own lines.
 	tot, totSlope float64
 	totAt         engine.Time
-	checkT        engine.Timer
-	dirty         bool
+	// totSlack is how far below the queues the total's line may have fallen since it was last
+	// set from them, bytes (linkDirty; the bound of pfcbound.go adds it).
+	totSlack float64
+	checkT   engine.Timer
+	dirty    bool
+	// The occupancy bound (pfcbound.go): no port holds more than mub bytes at mubAt, and none
+	// gains faster than arrB bytes/s, what the switch's backlogged queues receive, nor, where
+	// queues pass on what leaves them, than inB, the fastest link into the switch; pool is
+	// its buffer's shared pool and maxMul its ports' largest 2^shift.
+	mub, arrB, inB float64
+	mubAt          engine.Time
+	pool, maxMul   float64
 }
 
 // pfcPortState is what a check reads and writes of one port, together in one cache line: a
@@ -66,6 +76,9 @@ func (sw *pfcSwitch) feedMoved(fd *feeder, now engine.Time, d, ds float64) {
 	ps.advance(now)
 	ps.u += d
 	ps.du += ds
+	if d > 0 {
+		sw.mub += d // a port's line set up to its holdings (advanceFeeds) rises at once: so may the largest
+	}
 	if !fd.counted {
 		fd.counted = true
 		ps.feeds++
@@ -113,7 +126,10 @@ func (n *Network) buildSwitches() error {
 			// A port pauses when its own shared use U−res reaches (base − shared)/mul, and
 			// U ≤ total, shared ≤ total: so the total must reach (base + mul·res)/(mul + 1).
 			w.bound = min(w.bound, (base+float64(mul*w.res))/(mul+1))
+			w.maxMul = max(w.maxMul, mul)
+			w.inB = max(w.inB, n.g.Rate(route.Reverse(dl[p]))/8)
 		}
+		w.pool = w.buf.SharedPool()
 		id := int32(len(n.sw))
 		for p, l := range dl {
 			n.links[l].outSw = id
@@ -195,7 +211,7 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
 		total += max(lk.qs.q+float64(slope*secs(now-lk.qs.at)), 0)
 	}
-	sw.tot = total
+	sw.tot, sw.totSlack = total, 0
 	for i := 0; i < len(sw.stale); i++ {
 		l := sw.stale[i]
 		n.advanceLink(l, now)
@@ -208,7 +224,7 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	// The shared use (occupancy above the reserve) summed, with its slope, and the largest of
 	// them times its port's 2^shift: what CannotPauseGiven and nextCrossing need. A port no
 	// feed counts in leaves the active list (and the buffer is told it holds nothing).
-	shared, dshared, most := 0.0, 0.0, 0.0
+	shared, dshared, most, umax := 0.0, 0.0, 0.0, 0.0
 	for i := 0; i < len(sw.active); i++ {
 		p := sw.active[i]
 		ps := &sw.ports[p]
@@ -226,6 +242,7 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		}
 		ps.advance(now)
 		u := ps.u
+		umax = max(umax, u)
 		if u > sw.res {
 			shared += u - sw.res
 			dshared += ps.du
@@ -277,7 +294,11 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 			n.s.At(now+n.kin[in].delay, n.h, in, evPause)
 		}
 	}
-	n.setTimer(&sw.checkT, n.nextCrossing(sw, shared, dshared), w, evSwitch)
+	next := n.nextCrossing(sw, shared, dshared)
+	if n.pfcArr != nil {
+		next = n.boundFrom(w, umax, now, next)
+	}
+	n.setTimer(&sw.checkT, next, w, evSwitch)
 }
 
 // nextCrossing is the time until the next PFC decision of sw can change, with every ingress

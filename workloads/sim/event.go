@@ -502,6 +502,7 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 	cfg.PaceAtOldRate, cfg.MarkDepartures = !opt.PaceAtOnce, !opt.MarkOnEnqueue
 	cfg.FirstWindowBurst = !opt.WindowCapFromStart
 	cfg.Reshape = !opt.ArrivalsAtInjection
+	cfg.BoundedPFCChecks = opt.BoundedPFCChecks
 	cfg.AckWait = [...]ccfluid.AckWait{AckWaitsLocked: ccfluid.AckWaitLocked, AckWaitsAligned: ccfluid.AckWaitAligned, AckWaitsAtRandom: ccfluid.AckWaitMean}[opt.AckWait]
 	tr := netmodel.TransportFor(conf, opt.AtArrival)
 	tr.NanosecondClock = !opt.ExactPacketTimes

@@ -302,6 +302,7 @@ type ProtocolRules struct {
 	Forwarding  string // dequeue or injection (-forwarding; ParseForwarding)
 	AckWait     string // locked, aligned or mean (-ack-wait; ParseAckWait)
 	PacketTime  string // ns or exact (-packet-time; ParsePacketTime)
+	PFCChecks   string // exact or bounded (-pfc-checks; ParsePFCChecks)
 }
 
 // apply sets opt's protocol rules from r, or returns the first bad value.
@@ -317,6 +318,7 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.FirstWindow, ParseFirstWindow, &opt.WindowCapFromStart},
 		{r.Forwarding, ParseForwarding, &opt.ArrivalsAtInjection},
 		{r.PacketTime, ParsePacketTime, &opt.ExactPacketTimes},
+		{r.PFCChecks, ParsePFCChecks, &opt.BoundedPFCChecks},
 	} {
 		v, err := rule.parse(rule.value)
 		if err != nil {
@@ -360,6 +362,13 @@ func ParseFirstWindow(w string) (capFromStart bool, err error) {
 // of a path receives the flow's injection at once); it returns EventOptions.ArrivalsAtInjection.
 func ParseForwarding(f string) (atInjection bool, err error) {
 	return parseChoice("-forwarding", f, "dequeue", "injection")
+}
+
+// ParsePFCChecks reads -pfc-checks: "exact" (the default, also "": a PFC switch looks at its
+// ports at every change of its queues) or "bounded" (only when a bound on their occupancies
+// comes near a pause); it returns EventOptions.BoundedPFCChecks.
+func ParsePFCChecks(c string) (bounded bool, err error) {
+	return parseChoice("-pfc-checks", c, "exact", "bounded")
 }
 
 // AckWaitRule is what an ACK that has waited behind a data packet waits for at each later link

@@ -224,7 +224,7 @@ func LogCounters(log *zap.Logger, m *netmodel.Simulator, events uint64) {
 	if n := m.CCNetwork(); n != nil {
 		st := n.Stats()
 		log.Info("congestion control", zap.Uint64("marks", st.Marks), zap.Uint64("cnps", st.CNPs), zap.Uint64("rate_changes", st.RateChanges),
-			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks),
+			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks), zap.Uint64("switch_checks_bounded", st.SwitchChecksBounded),
 			zap.Uint64("port_shares", st.Shares), zap.Uint64("shares_kept", st.SharesKept), zap.Uint64("targets_kept", st.TargetsKept), zap.Uint64("demands", st.Demands), zap.Uint64("window_targets", st.WindowTargets),
 			zap.Uint64("events", st.Events))
 	}

@@ -93,6 +93,10 @@ type EventOptions struct {
 	// ExactPacketTimes sends a packet in bits/rate instead of the whole nanoseconds, rounded
 	// down, of ns-3's clock (SimAI; ParsePacketTime, fluid.Transport.NanosecondClock).
 	ExactPacketTimes bool
+	// BoundedPFCChecks looks at the ports of a PFC switch only when a bound on their
+	// occupancies comes near a pause, instead of whenever one of its queues changes
+	// (ParsePFCChecks, ccfluid.Config.BoundedPFCChecks).
+	BoundedPFCChecks bool
 	// MaxEvents stops the run cleanly after that many events (0: no limit); the result is
 	// then incomplete and Result.Stopped is an EventLimitError.
 	MaxEvents uint64
