@@ -94,13 +94,8 @@ func TestIngressHoldingsAreFIFO(t *testing.T) {
 // and feeds leaving.
 func TestPortLinesAreTheQueuesHoldings(t *testing.T) {
 	cfg := repoConfig()
-	cfg.ECN, cfg.BufferBytes = nil, 4*MB
-	s, n, rec, pl := setup(t, victimGraph(t), cfg)
-	ab := int32(2 * 11)
-	for i := range int32(8) {
-		n.Start([]int32{2 * i, ab, 2*9 + 1}, nil, 8*MB, int64(i))
-	}
-	n.Start([]int32{2 * 8, ab, 2*10 + 1}, nil, 8*MB, 100)
+	cfg.BufferBytes = 4 * MB
+	s, n, rec, pl := startVictim(t, cfg, 8*MB)
 	checked := 0
 	for at := engine.Microsecond; len(rec.arrived) < 9; at += engine.Microsecond {
 		if at > 10*engine.Millisecond {

@@ -19,13 +19,8 @@ var boundRuns = []struct {
 	run   func(t *testing.T, cfg Config) (arrived map[int64]engine.Time, frames []pfcFrame, st Stats)
 }{
 	{"incast", false, func(t *testing.T, cfg Config) (map[int64]engine.Time, []pfcFrame, Stats) {
-		cfg.ECN, cfg.BufferBytes = nil, 4*MB
-		s, n, rec, pl := setup(t, victimGraph(t), cfg)
-		ab := int32(2 * 11)
-		for i := range int32(8) {
-			n.Start([]int32{2 * i, ab, 2*9 + 1}, nil, 8*MB, int64(i))
-		}
-		n.Start([]int32{2 * 8, ab, 2*10 + 1}, nil, 8*MB, 100)
+		cfg.BufferBytes = 4 * MB
+		s, n, rec, pl := startVictim(t, cfg, 8*MB)
 		s.Run()
 		return rec.arrived, pl.frames, n.Stats()
 	}},

@@ -145,15 +145,22 @@ func TestIncastIdealExact(t *testing.T) {
 // without queueing; the incast queues at B's port to host 9. Without ECN, that queue grows
 // until PFC pauses A's port to B, and the victim, which shares only that link, waits.
 func victimScenario(t *testing.T, cfg Config) (victim engine.Time, frames []pfcFrame, n *Network) {
+	s, n, rec, pl := startVictim(t, cfg, 64*MB)
+	s.Run()
+	return rec.arrived[100], pl.frames, n
+}
+
+// startVictim sets up victimScenario's fabric with cfg, ECN off, and starts its flows of size
+// bytes each: hosts 0..7 to host 9 (tags 0..7), the victim host 8 to host 10 (tag 100).
+func startVictim(t *testing.T, cfg Config, size int64) (*engine.Scheduler, *Network, *recorder, *pfcLog) {
 	cfg.ECN = nil
 	s, n, rec, pl := setup(t, victimGraph(t), cfg)
 	ab := int32(2 * 11)
 	for i := range int32(8) {
-		n.Start([]int32{2 * i, ab, 2*9 + 1}, nil, 64*MB, int64(i))
+		n.Start([]int32{2 * i, ab, 2*9 + 1}, nil, size, int64(i))
 	}
-	n.Start([]int32{2 * 8, ab, 2*10 + 1}, nil, 64*MB, 100)
-	s.Run()
-	return rec.arrived[100], pl.frames, n
+	n.Start([]int32{2 * 8, ab, 2*10 + 1}, nil, size, 100)
+	return s, n, rec, pl
 }
 
 // victimGraph is victimScenario's fabric: hosts 0..8 on switch A (11), hosts 9 and 10 on switch
