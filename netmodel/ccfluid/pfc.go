@@ -199,25 +199,16 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	}
 	n.stats.SwitchChecks++
 	// Weights a port no flow goes on from has not applied yet (reshape.go) change what its
-	// feeds lose; links whose feeds changed since the last check get their slopes again. The
-	// total-backlog line is set again from the queues, each on its own line.
+	// feeds lose; links whose feeds changed since the last check get their slopes again
+	// (keepFeeds). The total-backlog line is set again from the queues, each on its own line.
+	n.keepFeeds(sw, now)
 	total := 0.0
 	for _, l := range sw.backlogged {
-		if n.reshape() && n.weighted(l) && n.weights[l].pending() {
-			n.advanceLink(l, now)
-			n.weightsOut(l)
-		}
 		lk := &n.links[l]
 		_, slope := rates(lk.qs.q, lk.arr, n.capOf(l))
 		total += max(lk.qs.q+float64(slope*secs(now-lk.qs.at)), 0)
 	}
 	sw.tot, sw.totSlack = total, 0
-	for i := 0; i < len(sw.stale); i++ {
-		l := sw.stale[i]
-		n.advanceLink(l, now)
-		n.refreshFeeds(l)
-	}
-	sw.stale = sw.stale[:0]
 	for _, p := range sw.pausedPorts {
 		sw.activate(p)
 	}

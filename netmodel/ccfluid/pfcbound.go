@@ -143,8 +143,8 @@ func (n *Network) switchChanged(w int32, now engine.Time) {
 	n.checkSwitch(w, now)
 }
 
-// keepFeeds does for switch sw at now what a full check does first, and what the ports' counts
-// move by: the departure weights its backlogged queues have queued and that are due are applied
+// keepFeeds is the first step of a full check of switch sw at now (checkSwitch), and of every
+// change the bound answers, what the ports' counts move by: the departure weights its backlogged queues have queued and that are due are applied
 // (reshape.go applies those of a link no flow goes on from only when asked), and the feeds whose
 // arrivals or weights changed get their slopes again. Left to the next full check, they made the
 // 9,216-GPU run's ports pause about 1.8 times as often as the exact checks; done at every change
