@@ -55,10 +55,30 @@ type pfcPortState struct {
 	base   float64 // the threshold at zero shared use times 2^shift
 	invMul float64 // 2^−shift (exact: a power of two)
 	mul    float64 // 2^shift
+	// cap is a paused port's shared use when it paused: above it its occupancy is headroom,
+	// which the switch's shared use does not count (cc.SwitchBuffer.SetPaused).
+	cap    float64
 	at     engine.Time
 	feeds  int32 // the feeds counted in u and du (feeder.counted)
 	act    bool  // in active
 	paused bool  // as the buffer has it
+}
+
+// sharedUse is the port's use of the shared pool, its occupancy above the reserve less its
+// headroom use, and that use's slope (cc.SwitchBuffer's GetSharedUsed): while a paused port
+// holds more than its cap, the shared use stays at the cap, what comes in fills the headroom
+// and what leaves empties it first. Counting headroom as shared would lower every other port's
+// threshold below what the buffer's decisions use, and a check would be armed for a crossing
+// that has already passed, or for none.
+func (ps *pfcPortState) sharedUse(res float64) (y, dy float64) {
+	y, dy = ps.u-res, ps.du
+	if y <= 0 {
+		return 0, 0
+	}
+	if ps.paused && (y > ps.cap || y == ps.cap && dy > 0) {
+		return ps.cap, 0
+	}
+	return y, dy
 }
 
 // advance brings the port's occupancy line to now.
@@ -234,10 +254,10 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		ps.advance(now)
 		u := ps.u
 		umax = max(umax, u)
-		if u > sw.res {
-			shared += u - sw.res
-			dshared += ps.du
-			most = max(most, float64((u-sw.res)*ps.mul))
+		if y, dy := ps.sharedUse(sw.res); y > 0 {
+			shared += y
+			dshared += dy
+			most = max(most, float64(y*ps.mul))
 		}
 	}
 	// Decide every port on the same state, then apply: the decisions of one instant are
@@ -268,8 +288,14 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	for _, p := range sw.flip {
 		in := route.Reverse(sw.egress[p])
 		pause := !sw.buf.Paused(int(p))
+		if pause && pauseCheck != nil {
+			pauseCheck(n, w, p, now)
+		}
 		sw.buf.SetPaused(int(p), pause)
 		sw.ports[p].paused = pause
+		if pause {
+			sw.ports[p].cap = max(sw.ports[p].u-sw.res, 0) // as SetPaused freezes it from what it was told
+		}
 		if pause {
 			sw.pausedPorts = append(sw.pausedPorts, p)
 		} else if i := slices.Index(sw.pausedPorts, p); i >= 0 {
@@ -291,6 +317,10 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 	}
 	n.setTimer(&sw.checkT, next, w, evSwitch)
 }
+
+// pauseCheck, when set (by tests), is called at every pause a check decides, before the port
+// is paused.
+var pauseCheck func(n *Network, w, p int32, now engine.Time)
 
 // nextCrossing is the time until the next PFC decision of sw can change, with every ingress
 // occupancy moving on its line (shared and dshared: the active ports' use above the reserve,
@@ -316,6 +346,11 @@ func (n *Network) nextCrossing(sw *pfcSwitch, shared, dshared float64) engine.Ti
 			consider(u-sw.res-eps, du)
 		} else {
 			consider(sw.res-u-eps, -du)
+		}
+		// A paused port's headroom drains before its shared use falls: the shared use's
+		// slope changes where the occupancy comes down to the reserve plus its cap.
+		if ps.paused && u-sw.res > ps.cap {
+			consider(ps.cap-(u-sw.res)-eps, -du)
 		}
 		// Multiplying by 2^−shift is dividing by 2^shift, exactly.
 		g := (u - sw.res) - float64((ps.base-shared)*ps.invMul)

@@ -132,3 +132,49 @@ func TestPortLinesAreTheQueuesHoldings(t *testing.T) {
 	}
 	t.Logf("%d PFC frames, %d occupied ports checked", len(pl.frames), checked)
 }
+
+// A port pauses where its shared use reaches its dynamic threshold, not later: the check that
+// decides it is armed for the instant the port's line crosses the level, with every port's
+// shared use counted as the buffer counts it. Eight 400 Gb/s hosts send 4 MB each into one
+// port of a switch whose 2 MB buffer leaves a pool of a few hundred KB, their starts spread
+// over a packet time: ports pause, drain their headroom and resume hundreds of times while the
+// others hold bytes. When a paused port's headroom (what came in after it paused) was counted as
+// shared use, the others' thresholds, and so the times their checks were armed for, were off:
+// ports that had resumed ran on past their levels for microseconds, up to hundreds of KB, and
+// the queue they built reached the ECN threshold (800 KB), which the pool keeps it far from.
+func TestPFCPausesAtTheLevel(t *testing.T) {
+	const k = 8
+	for _, spread := range []engine.Time{0, 37 * engine.Nanosecond, 181 * engine.Nanosecond} {
+		t.Run(spread.String(), func(t *testing.T) {
+			cfg := repoConfig()
+			cfg.BufferBytes = 2 * MB
+			worst, pauses := 0.0, 0
+			pauseCheck = func(n *Network, w, p int32, now engine.Time) {
+				sw := &n.sw[w]
+				own := max(sw.ports[p].u-sw.res, 0)
+				worst = max(worst, own-sw.buf.Threshold(int(p), sw.buf.SharedUsed()))
+				pauses++
+			}
+			defer func() { pauseCheck = nil }()
+			g := star(t, k+1, G400, engine.Microsecond)
+			s, n, rec, _ := setup(t, g, cfg)
+			for i := range k {
+				s.AtFunc(engine.Time(i*7%k)*spread/k, func() {
+					n.Start([]int32{int32(2 * i), int32(2*k + 1)}, nil, 4*MB, int64(i))
+				})
+			}
+			s.Run()
+			st := n.Stats()
+			if len(rec.arrived) != k || pauses < 100 {
+				t.Fatalf("%d flows arrived, %d pauses: the incast does not exercise the buffer", len(rec.arrived), pauses)
+			}
+			if worst > 1 {
+				t.Errorf("a port paused %.0f bytes past its level", worst)
+			}
+			if st.Marks != 0 {
+				t.Errorf("%d ECN marks: the pool keeps the queue far below KMIN", st.Marks)
+			}
+			t.Logf("%d pauses, the latest %.3g bytes past its level; stats %+v", pauses, worst, st)
+		})
+	}
+}
