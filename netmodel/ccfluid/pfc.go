@@ -304,11 +304,11 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		if pause {
 			sw.paused++
 			n.stats.Pauses++
-			n.s.At(now+n.kin[in].delay, n.h, in, evPause|1<<8)
+			n.s.At(now+n.frameLag(in), n.h, in, evPause|1<<8)
 		} else {
 			sw.paused--
 			n.stats.Resumes++
-			n.s.At(now+n.kin[in].delay, n.h, in, evPause)
+			n.s.At(now+n.frameLag(in), n.h, in, evPause)
 		}
 	}
 	next := n.nextCrossing(sw, shared, dshared)
@@ -316,6 +316,27 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		next = n.boundFrom(w, umax, now, next)
 	}
 	n.setTimer(&sw.checkT, next, w, evSwitch)
+}
+
+// frameLag is how long after a switch decides a PFC frame for the port that receives on link in
+// the link's arrivals at the switch stop or start again, in the fluid's time (the senders'
+// frame, in which what a link sends reaches the queue behind it at once): the frame's way to
+// the sender, d, and the way of the sender's last (or first) bytes back, d — the fluid has no
+// propagation between queues, so the second d is added here — and one packet time on the
+// link: ns-3 counts a packet at a port when it has been received whole, so its switch sees a
+// crossing half a packet after the fluid does, and the sender finishes the packet it is
+// sending (half a packet on average); on resume the port's first packet counts a packet time
+// after the sender starts it. The headroom a pause fills is the sender's rate times that lag
+// (SetupNetwork sizes it as 3 one-way bandwidth-delay products), and the pause lasts until it
+// has drained: with one d, pauses were half as long and twice as many as ns-3's
+// (docs/congestion-model.md, "PFC").
+func (n *Network) frameLag(in int32) engine.Time {
+	tr := n.cfg.Transport
+	pkt := tr.Full()
+	if pkt == 0 {
+		pkt = int64(n.cfg.PacketBytes)
+	}
+	return 2*n.kin[in].delay + ceilPs(tr.PacketSecs(pkt, n.g.Rate(in)))
 }
 
 // pauseCheck, when set (by tests), is called at every pause a check decides, before the port

@@ -6,6 +6,7 @@ import (
 
 	"simd/cc"
 	"simd/engine"
+	"simd/topo"
 )
 
 // What an ingress port of a switch holds of an egress queue moves as its bytes arrive and leave,
@@ -136,18 +137,20 @@ func TestPortLinesAreTheQueuesHoldings(t *testing.T) {
 // A port pauses where its shared use reaches its dynamic threshold, not later: the check that
 // decides it is armed for the instant the port's line crosses the level, with every port's
 // shared use counted as the buffer counts it. Eight 400 Gb/s hosts send 4 MB each into one
-// port of a switch whose 2 MB buffer leaves a pool of a few hundred KB, their starts spread
-// over a packet time: ports pause, drain their headroom and resume hundreds of times while the
-// others hold bytes. When a paused port's headroom (what came in after it paused) was counted as
-// shared use, the others' thresholds, and so the times their checks were armed for, were off:
-// ports that had resumed ran on past their levels for microseconds, up to hundreds of KB, and
-// the queue they built reached the ECN threshold (800 KB), which the pool keeps it far from.
+// port of a switch (500 ns links, as a DCN+ server's) whose 800 KB buffer leaves a shared pool
+// P of 88 KB, their starts spread over a packet time: ports pause, drain their headroom and
+// resume hundreds of times while the others hold bytes. The queue can hold at most the eight
+// reserves, P, and the eight senders' line rate over a frame's lag (2d + a packet time) —
+// 593 KB, below the ECN threshold (800 KB), so nothing is marked. When a paused port's headroom
+// (what came in after it paused) was counted as shared use, the others' thresholds, and so the
+// times their checks were armed for, were off: ports that had resumed ran on past their levels
+// for microseconds, up to hundreds of KB, and the queue they built was marked.
 func TestPFCPausesAtTheLevel(t *testing.T) {
 	const k = 8
 	for _, spread := range []engine.Time{0, 37 * engine.Nanosecond, 181 * engine.Nanosecond} {
 		t.Run(spread.String(), func(t *testing.T) {
 			cfg := repoConfig()
-			cfg.BufferBytes = 2 * MB
+			cfg.BufferBytes = 800 * KB
 			worst, pauses := 0.0, 0
 			pauseCheck = func(n *Network, w, p int32, now engine.Time) {
 				sw := &n.sw[w]
@@ -156,7 +159,7 @@ func TestPFCPausesAtTheLevel(t *testing.T) {
 				pauses++
 			}
 			defer func() { pauseCheck = nil }()
-			g := star(t, k+1, G400, engine.Microsecond)
+			g := star(t, k+1, G400, 500*engine.Nanosecond)
 			s, n, rec, _ := setup(t, g, cfg)
 			for i := range k {
 				s.AtFunc(engine.Time(i*7%k)*spread/k, func() {
@@ -172,9 +175,72 @@ func TestPFCPausesAtTheLevel(t *testing.T) {
 				t.Errorf("a port paused %.0f bytes past its level", worst)
 			}
 			if st.Marks != 0 {
-				t.Errorf("%d ECN marks: the pool keeps the queue far below KMIN", st.Marks)
+				t.Errorf("%d ECN marks: the buffer keeps the queue below KMIN", st.Marks)
 			}
 			t.Logf("%d pauses, the latest %.3g bytes past its level; stats %+v", pauses, worst, st)
 		})
 	}
+}
+
+// One 400 Gb/s sender into a 100 Gb/s port, ECN off, so that only PFC holds it back: the
+// switch's port pauses and resumes the sender on a fixed cycle, which follows from the buffer
+// and the frame's lag L = 2d + one packet time at 400 Gb/s (frameLag): the port crosses its
+// level y* = P/(D+1) (P the shared pool, D = 2^shift = 8), takes in (Cin − Cout)·L more as
+// headroom before the sender stops, and resumes once that has drained and its shared use is
+// D·off/(D+1) below y* (off the resume offset). At the sender a pause lasts
+// L·Cin/Cout + D·off/((D+1)·Cout) and the run between two pauses L + (D·off/(D+1) +
+// Cout·L)/(Cin − Cout). With L = d (the frame's way to the sender only) the pauses were less
+// than half as long and the cycle more than twice as fast as ns-3's.
+func TestPFCCycle(t *testing.T) {
+	const d = engine.Microsecond
+	g := graphOf(t, []topo.NodeKind{topo.GPU, topo.Switch, topo.GPU},
+		[]tlink{{0, 1, G400, d}, {1, 2, 100e9, d}})
+	cfg := repoConfig()
+	cfg.BufferBytes = 1 * MB
+	s, n, rec, pl := setup(t, g, cfg)
+	n.Start([]int32{0, 2}, nil, 64*MB, 1)
+	s.Run()
+	if len(rec.arrived) != 1 || n.Stats().Marks != 0 {
+		t.Fatalf("arrived %v, stats %+v", rec.arrived, n.Stats())
+	}
+	sw := &n.sw[0]
+	const cin, cout = G400 / 8, 100e9 / 8 // bytes/s
+	lag := secs(2*d + ceilPs(9000*8/G400))
+	dd := sw.ports[0].mul
+	if dd != 8 {
+		t.Fatalf("the sender's port divides the pool by %v, want 8", dd)
+	}
+	back := dd * sw.off / (dd + 1)
+	wantPaused := lag*cin/cout + back/cout
+	wantRun := lag + (back+cout*lag)/(cin-cout)
+	var paused, run []float64
+	for i := 1; i < len(pl.frames); i++ {
+		f, prev := pl.frames[i], pl.frames[i-1]
+		if f.node != 0 || prev.node != 0 || f.pause == prev.pause {
+			t.Fatalf("frames %d and %d: %+v, %+v: want the sender's port paused and resumed in turn", i-1, i, prev, f)
+		}
+		if i < 20 || i > len(pl.frames)-20 { // the first fill and the end
+			continue
+		}
+		if dt := secs(f.at - prev.at); f.pause {
+			run = append(run, dt)
+		} else {
+			paused = append(paused, dt)
+		}
+	}
+	if len(paused) < 100 {
+		t.Fatalf("%d pauses: the flow should be held back for the whole transfer", len(paused))
+	}
+	for _, c := range []struct {
+		what string
+		got  []float64
+		want float64
+	}{{"paused", paused, wantPaused}, {"running", run, wantRun}} {
+		for _, x := range c.got {
+			if math.Abs(x-c.want) > 1e-3*c.want {
+				t.Fatalf("%s %.4f µs, want %.4f µs", c.what, x*1e6, c.want*1e6)
+			}
+		}
+	}
+	t.Logf("%d cycles: paused %.4f µs, running %.4f µs", len(paused), wantPaused*1e6, wantRun*1e6)
 }
