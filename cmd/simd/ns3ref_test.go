@@ -27,10 +27,16 @@ import (
 //     (last finish − first start) is also accepted as the reference, and the smaller error counts;
 //   - flows: the median and p99 of |simd FCT / ns-3 FCT − 1| over the flows matched by
 //     (sip, dip, sport, dport, size) and, among equal keys, by start order, and the counts of
-//     flows only one side has.
+//     flows only one side has;
+//   - PFC, for a case whose folder holds ns-3's pfc.txt(.gz) (the frames its devices received):
+//     |simd / ns-3 − 1| of the time the ports were paused, summed over the ports (pause to
+//     resume at the device that received them), with both runs' pause counts. Counts are not
+//     bounded: ns-3's dynamic thresholds move by a packet's share at every packet any port
+//     enqueues or sends, and a busy switch's ports near their level flap where the fluid's
+//     pause once (docs/congestion-model.md, "PFC").
 //
-// testdata/ns3ref/bounds.txt holds the bound of the per-layer error and of the flows median of
-// every case; a case above either fails. simd is deterministic, so the bounds (the measured value
+// testdata/ns3ref/bounds.txt holds the bound of the per-layer error, of the flows median and of
+// the paused-time error of every case; a case above any fails. simd is deterministic, so the bounds (the measured value
 // rounded up to 3 decimals, plus 0.01) only leave room for small intended changes of the model.
 // go test ./cmd/simd -run NS3Reference -update (the flag of TestGolden) rewrites them from the
 // current results.
@@ -413,12 +419,101 @@ func (s ns3FlowScore) String() string {
 	return out
 }
 
+// ns3PauseScore is the PFC comparison of one case.
+type ns3PauseScore struct {
+	ns3, simd         int     // pause frames
+	ns3Time, simdTime float64 // seconds the ports were paused, summed over the ports
+	err               float64 // |simdTime / ns3Time − 1| (1 when ns-3 paused nothing and simd did)
+	problem           string  // why there is no comparison, if there is none
+}
+
+// readNS3Pauses reads a pfc.txt (SimAI's PFC_OUTPUT_FILE: "time_ns node node_type ifindex
+// type", type 1 a pause, 0 a resume, one line per frame a device received) and returns its
+// pauses and the time, seconds, the devices were paused in all: from a pause to the next resume
+// of the same device, or to the file's last frame.
+func readNS3Pauses(path string) (pauses int, paused float64, err error) {
+	r, err := openMaybeGzip(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer r.Close()
+	since := map[[2]int64]int64{} // device → when its pause began
+	last := int64(0)
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		var v [5]int64
+		if len(f) != 5 {
+			return 0, 0, fmt.Errorf("%s:%d: expected 5 fields, got %d", path, n, len(f))
+		}
+		for i := range v {
+			if v[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
+				return 0, 0, fmt.Errorf("%s:%d: field %d: %v", path, n, i+1, err)
+			}
+		}
+		at, dev := v[0], [2]int64{v[1], v[3]}
+		last = max(last, at)
+		begun, on := since[dev]
+		switch {
+		case v[4] == 1 && !on:
+			pauses++
+			since[dev] = at
+		case v[4] == 0 && on:
+			paused += float64(at-begun) / 1e9
+			delete(since, dev)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, 0, err
+	}
+	for _, begun := range since {
+		paused += float64(last-begun) / 1e9
+	}
+	return pauses, paused, nil
+}
+
+// scoreNS3Pauses compares simd's pfc.txt with the reference's; problem is set when the case has
+// none.
+func scoreNS3Pauses(refPFC, simdPFC string) ns3PauseScore {
+	var s ns3PauseScore
+	var err error
+	if s.ns3, s.ns3Time, err = readNS3Pauses(refPFC); err != nil {
+		if os.IsNotExist(err) {
+			return ns3PauseScore{problem: "no pfc.txt in the case"}
+		}
+		return ns3PauseScore{problem: err.Error()}
+	}
+	if s.simd, s.simdTime, err = readNS3Pauses(simdPFC); err != nil && !os.IsNotExist(err) {
+		return ns3PauseScore{problem: err.Error()}
+	}
+	switch {
+	case s.ns3Time > 0:
+		s.err = math.Abs(s.simdTime/s.ns3Time - 1)
+	case s.simdTime > 0:
+		s.err = 1
+	}
+	return s
+}
+
+// String is the table's pfc cell: the paused-time error and the pause counts of ns-3 and simd,
+// "-" for a case without the reference's pfc.txt.
+func (s ns3PauseScore) String() string {
+	if s.problem != "" {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f(%d/%d)", s.err, s.ns3, s.simd)
+}
+
 // ns3Result is one row of the score table.
 type ns3Result struct {
 	c      ns3Case
 	failed string // simd's exit and last stderr line when it failed
 	layers ns3LayerScore
 	flows  ns3FlowScore
+	pauses ns3PauseScore
 	wall   float64 // seconds simd took
 	// skipped is set for a case -short skips.
 	skipped bool
@@ -436,13 +531,13 @@ func ns3FCTSize(c ns3Case) int64 {
 
 // The table's layout: a header of ns3TableHead, rows of ns3TableRow.
 const (
-	ns3TableHead = "%-42s %10s %10s %8s %16s %9s %8s\n"
-	ns3TableRow  = "%-42s %10s %10s %8s %16s %9s %8.2f"
+	ns3TableHead = "%-42s %10s %10s %8s %16s %18s %9s %8s\n"
+	ns3TableRow  = "%-42s %10s %10s %8s %16s %18s %9s %8.2f"
 )
 
 func ns3Table(rows []ns3Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, ns3TableHead, "case", "ns3_us", "simd_us", "err", "flows_med/p99", "ns3_s", "simd_s")
+	fmt.Fprintf(&b, ns3TableHead, "case", "ns3_us", "simd_us", "err", "flows_med/p99", "pfc_err(ns3/simd)", "ns3_s", "simd_s")
 	for _, r := range rows {
 		switch {
 		case r.skipped:
@@ -463,7 +558,7 @@ func ns3Table(rows []ns3Result) string {
 				ns3s = strconv.FormatInt(int64(r.c.ns3Wall), 10)
 			}
 		}
-		fmt.Fprintf(&b, ns3TableRow, r.c.name, ns3us, simdus, e, r.flows, ns3s, r.wall)
+		fmt.Fprintf(&b, ns3TableRow, r.c.name, ns3us, simdus, e, r.flows, r.pauses, ns3s, r.wall)
 		if r.layers.problem != "" {
 			b.WriteString("  " + r.layers.problem)
 		}
@@ -499,6 +594,7 @@ func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
 		return r
 	}
 	out := filepath.Join(dir, "out")
+	r.pauses = scoreNS3Pauses(filepath.Join(c.dir, "pfc.txt"), filepath.Join(out, "pfc.txt"))
 	refFCT := filepath.Join(c.dir, "fct.txt")
 	if c.flows != "" {
 		r.layers = scoreNS3Span(refFCT, filepath.Join(out, "fct.txt"))
@@ -515,9 +611,9 @@ func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
 	return r
 }
 
-// ns3Bound is a case's line of bounds.txt; a negative flows bound ("-") means the case has no
-// flows to compare.
-type ns3Bound struct{ layers, flows float64 }
+// ns3Bound is a case's line of bounds.txt; a negative flows or pauses bound ("-") means the case
+// has no flows, or no pfc.txt, to compare.
+type ns3Bound struct{ layers, flows, pauses float64 }
 
 func readNS3Bounds(path string) (map[string]ns3Bound, error) {
 	b, err := os.ReadFile(path)
@@ -530,21 +626,23 @@ func readNS3Bounds(path string) (map[string]ns3Bound, error) {
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		bad := fmt.Errorf("%s:%d: %q: expected CASE LAYER_BOUND FLOWS_MEDIAN_BOUND (a number, or - without flows)", path, i+1, line)
-		if len(f) != 3 {
+		bad := fmt.Errorf("%s:%d: %q: expected CASE LAYER_BOUND FLOWS_MEDIAN_BOUND PFC_BOUND (a number, or - without flows or pfc.txt)", path, i+1, line)
+		if len(f) != 4 {
 			return nil, bad
 		}
 		l, err := strconv.ParseFloat(f[1], 64)
 		if err != nil {
 			return nil, bad
 		}
-		fl := -1.0
-		if f[2] != "-" {
-			if fl, err = strconv.ParseFloat(f[2], 64); err != nil {
-				return nil, bad
+		opt := [2]float64{-1, -1}
+		for k, x := range f[2:] {
+			if x != "-" {
+				if opt[k], err = strconv.ParseFloat(x, 64); err != nil {
+					return nil, bad
+				}
 			}
 		}
-		out[f[0]] = ns3Bound{l, fl}
+		out[f[0]] = ns3Bound{l, opt[0], opt[1]}
 	}
 	return out, nil
 }
@@ -558,7 +656,8 @@ func writeNS3Bounds(path string, bounds map[string]ns3Bound) error {
 	var b strings.Builder
 	b.WriteString("# Bounds of TestNS3Reference (cmd/simd/ns3ref_test.go), one line per case of this folder:\n" +
 		"# case, the largest per-layer error |simd / ns-3 - 1| of the fwd+wg+ig total comm, and the largest\n" +
-		"# median of |simd FCT / ns-3 FCT - 1| over the matched flows (- when the case has no flows).\n" +
+		"# median of |simd FCT / ns-3 FCT - 1| over the matched flows (- when the case has no flows), and\n" +
+		"# the largest |simd / ns-3 - 1| of the time the ports were paused (- when the case has no pfc.txt).\n" +
 		"# Each is the measured value rounded up to 3 decimals plus 0.01; rewrite with\n" +
 		"#   go test ./cmd/simd -run NS3Reference -update\n")
 	names := make([]string, 0, len(bounds))
@@ -567,11 +666,13 @@ func writeNS3Bounds(path string, bounds map[string]ns3Bound) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fl := "-"
-		if bounds[n].flows >= 0 {
-			fl = fmt.Sprintf("%.3f", bounds[n].flows)
+		opt := func(v float64) string {
+			if v < 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.3f", v)
 		}
-		fmt.Fprintf(&b, "%-42s %.3f %s\n", n, bounds[n].layers, fl)
+		fmt.Fprintf(&b, "%-42s %.3f %s %s\n", n, bounds[n].layers, opt(bounds[n].flows), opt(bounds[n].pauses))
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
@@ -604,9 +705,12 @@ func TestNS3Reference(t *testing.T) {
 				return
 			}
 			if *updateGolden {
-				nb := ns3Bound{layers: ns3BoundOf(r.layers.err), flows: -1}
+				nb := ns3Bound{layers: ns3BoundOf(r.layers.err), flows: -1, pauses: -1}
 				if r.flows.problem == "" {
 					nb.flows = ns3BoundOf(r.flows.median)
+				}
+				if r.pauses.problem == "" {
+					nb.pauses = ns3BoundOf(r.pauses.err)
 				}
 				bounds[c.name] = nb
 				return
@@ -626,6 +730,14 @@ func TestNS3Reference(t *testing.T) {
 				t.Errorf("flows: %s", r.flows.problem)
 			case b.flows >= 0 && r.flows.median > b.flows:
 				t.Errorf("flows median %.4f is above its bound %.3f", r.flows.median, b.flows)
+			}
+			switch {
+			case b.pauses < 0 && r.pauses.problem == "":
+				t.Errorf("PFC: the bound is - but the case has a pfc.txt (paused-time error %.3f)", r.pauses.err)
+			case b.pauses >= 0 && r.pauses.problem != "":
+				t.Errorf("PFC: %s", r.pauses.problem)
+			case b.pauses >= 0 && r.pauses.err > b.pauses:
+				t.Errorf("PFC paused-time error %.4f is above its bound %.3f (pauses: ns-3 %d, simd %d)", r.pauses.err, b.pauses, r.pauses.ns3, r.pauses.simd)
 			}
 		})
 	}
