@@ -85,17 +85,28 @@ func (c *SwitchBufferConfig) Validate() error {
 	if !(c.ResumeOffset >= 0) || math.IsInf(c.ResumeOffset, 0) {
 		return fmt.Errorf("switch buffer: ResumeOffset %v: want a non-negative size", c.ResumeOffset)
 	}
-	var headroom float64
+	if pool, headroom, reserve := c.pool(); pool <= 0 {
+		return fmt.Errorf("switch buffer: BufferBytes %.0f is not larger than the ports' headroom %.0f "+
+			"plus reserve %.0f (%w); raise BUFFER_SIZE", c.BufferBytes, headroom, reserve, ErrNoSharedPool)
+	}
+	return nil
+}
+
+// ErrNoSharedPool is the error Validate wraps when the buffer is not larger than its ports'
+// headroom and reserve. SimAI's ns-3 runs such a switch without PFC: its threshold, (buffer −
+// Σheadroom − Σreserve − shared) >> shift in uint32 (SwitchMmu::GetPfcThreshold), wraps around
+// to hundreds of MB, so no port ever reaches it (with a pool of exactly 0 the first byte above
+// a reserve would pause its port; the two cannot be told apart here, and neither happens with
+// real buffers).
+var ErrNoSharedPool = errors.New("no shared pool: SimAI's ns-3 never pauses such a switch")
+
+// pool is BufferBytes − Σheadroom − Σreserve, with the two sums.
+func (c *SwitchBufferConfig) pool() (pool, headroom, reserve float64) {
 	for i := range c.PortRate {
 		headroom += pfcHeadroom(c.PortRate[i], c.PortDelay[i])
 	}
-	reserve := float64(c.ReserveBytes * float64(len(c.PortRate)))
-	if c.BufferBytes-headroom-reserve <= 0 {
-		// ns-3's uint32 threshold would wrap around and PFC would never fire.
-		return fmt.Errorf("switch buffer: BufferBytes %.0f is not larger than the ports' headroom %.0f "+
-			"plus reserve %.0f; raise BUFFER_SIZE", c.BufferBytes, headroom, reserve)
-	}
-	return nil
+	reserve = float64(c.ReserveBytes * float64(len(c.PortRate)))
+	return c.BufferBytes - headroom - reserve, headroom, reserve
 }
 
 // pfcHeadroom is SetupNetwork's per-port headroom in bytes: rate * delay / 8 / 1000000000 * 3 in

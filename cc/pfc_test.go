@@ -1,6 +1,7 @@
 package cc
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -287,6 +288,11 @@ func TestSwitchBufferValidate(t *testing.T) {
 				t.Fatalf("Validate() = %v, want nil", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("Validate() = %v, want an error mentioning %q", err, tc.want)
+			}
+			// Only an overdrawn pool is the error callers run without PFC on (as SimAI's ns-3
+			// does, its threshold wrapping around).
+			if got, want := errors.Is(err, ErrNoSharedPool), tc.name == "buffer below headroom"; got != want {
+				t.Fatalf("errors.Is(%v, ErrNoSharedPool) = %v, want %v", err, got, want)
 			}
 		})
 	}

@@ -361,6 +361,16 @@ func (m *Simulator) Observe(o Observer) {
 	m.track = true
 }
 
+// SwitchesWithoutPFC is the number of packet switches the congestion-controlled model runs
+// without PFC because BUFFER_SIZE leaves them no shared pool (ccfluid.Network.SwitchesWithoutPFC);
+// 0 for the ideal model.
+func (m *Simulator) SwitchesWithoutPFC() int {
+	if m.ccnet == nil {
+		return 0
+	}
+	return m.ccnet.SwitchesWithoutPFC()
+}
+
 // Err is the first error met while running (a flow that cannot be routed); the scheduler is
 // stopped when it happens.
 func (m *Simulator) Err() error { return m.err }

@@ -304,6 +304,9 @@ type Network struct {
 	rng  *rand.Rand
 
 	flows []flow
+	// noPool counts the switches built without a buffer: BUFFER_SIZE leaves them no shared
+	// pool, and SimAI's ns-3 never pauses them (buildSwitches).
+	noPool int
 	// With MarkDepartures (departures.go): the past injections of the flows, in blocks of
 	// histLen (histAt: a flow slot's block + 1, 0 for none yet), chunks of histChunk blocks.
 	departures bool

@@ -1,6 +1,7 @@
 package ccfluid
 
 import (
+	"errors"
 	"math"
 	"slices"
 
@@ -121,7 +122,9 @@ func (sw *pfcSwitch) feedGone(fd *feeder) {
 }
 
 // buildSwitches gives every packet switch a shared buffer. NVSwitches get none: SimAI's
-// NVSwitches never send PFC frames.
+// NVSwitches never send PFC frames. Nor does a switch whose buffer is not larger than its
+// ports' headroom and reserve: SimAI's ns-3 never pauses it (cc.ErrNoSharedPool); such
+// switches are counted (SwitchesWithoutPFC).
 func (n *Network) buildSwitches() error {
 	for x := range int32(n.g.NumNodes()) {
 		if n.g.Kind(x) != topo.Switch {
@@ -134,7 +137,10 @@ func (n *Network) buildSwitches() error {
 			rates[p], delays[p] = n.g.Rate(l), n.g.Delay(l)
 		}
 		cfg := cc.DefaultSwitchBuffer(n.cfg.BufferBytes, rates, delays, n.cfg.NICRate)
-		if err := cfg.Validate(); err != nil {
+		if err := cfg.Validate(); errors.Is(err, cc.ErrNoSharedPool) {
+			n.noPool++
+			continue
+		} else if err != nil {
 			return err
 		}
 		w := &pfcSwitch{node: x, buf: cc.NewSwitchBuffer(&cfg), egress: slices.Clone(dl),
@@ -191,6 +197,11 @@ func (sw *pfcSwitch) advanceTotal(now engine.Time) {
 		sw.totAt = now
 	}
 }
+
+// SwitchesWithoutPFC is the number of packet switches that never pause a port because
+// BUFFER_SIZE is not larger than their ports' headroom and reserve, as in SimAI's ns-3
+// (cc.ErrNoSharedPool); 0 without PFC.
+func (n *Network) SwitchesWithoutPFC() int { return n.noPool }
 
 func (n *Network) swDirty(w int32) {
 	if !n.sw[w].dirty {

@@ -244,3 +244,37 @@ func TestPFCCycle(t *testing.T) {
 	}
 	t.Logf("%d cycles: paused %.4f µs, running %.4f µs", len(paused), wantPaused*1e6, wantRun*1e6)
 }
+
+// A buffer no larger than its ports' headroom and reserve leaves no shared pool: SimAI's ns-3
+// computes the threshold in uint32, which wraps around to hundreds of MB, and never pauses the
+// switch. The same incast that pauses its senders hundreds of times in an 800 KB buffer
+// (TestPFCPausesAtTheLevel) sends no PFC frame in a 600 KB one, which does not cover its nine
+// ports' 675 KB of headroom and 36 KB of reserve, and runs exactly as with PFC off.
+func TestNoSharedPoolNoPFC(t *testing.T) {
+	run := func(cfg Config) (map[int64]engine.Time, []pfcFrame, *Network) {
+		g := star(t, 9, G400, 500*engine.Nanosecond)
+		s, n, rec, pl := setup(t, g, cfg)
+		for i := range 8 {
+			n.Start([]int32{int32(2 * i), 17}, nil, 4*MB, int64(i))
+		}
+		s.Run()
+		return rec.arrived, pl.frames, n
+	}
+	small := repoConfig()
+	small.BufferBytes = 600 * KB
+	arr, frames, n := run(small)
+	if k := n.SwitchesWithoutPFC(); k != 1 || len(frames) != 0 || len(arr) != 8 {
+		t.Fatalf("%d switches without PFC, %d frames, %d flows arrived: want 1, 0, 8", k, len(frames), len(arr))
+	}
+	off := repoConfig()
+	off.PFC = false
+	want, _, _ := run(off)
+	for tag, at := range want {
+		if arr[tag] != at {
+			t.Errorf("flow %d arrives at %v, %v with PFC off", tag, arr[tag], at)
+		}
+	}
+	if _, frames, n := run(repoConfig()); n.SwitchesWithoutPFC() != 0 || len(frames) != 0 {
+		t.Errorf("32 MB: %d switches without PFC, %d frames: want 0, 0", n.SwitchesWithoutPFC(), len(frames))
+	}
+}

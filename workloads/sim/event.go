@@ -103,7 +103,7 @@ func (a *Attachments) observe(it iteration, job, iteration int) {
 // simulator builds a run's scheduler and the simulator SimAI.conf conf asks for over fab (see
 // newSimulator), with the attachments: Open first (its PFC observer is used when pfc is true),
 // then Attach.
-func (a *Attachments) simulator(conf *configs.SimAIConf, confPath string, fab *netmodel.Fabric, tally bool, opt EventOptions, pfc bool) (*engine.Scheduler, *netmodel.Simulator, error) {
+func (a *Attachments) simulator(conf *configs.SimAIConf, confPath string, fab *netmodel.Fabric, tally bool, opt EventOptions, pfc bool, log *zap.Logger) (*engine.Scheduler, *netmodel.Simulator, error) {
 	var obs ccfluid.PFCObserver
 	if a.Open != nil {
 		o, err := a.Open()
@@ -118,6 +118,11 @@ func (a *Attachments) simulator(conf *configs.SimAIConf, confPath string, fab *n
 	sim, err := newSimulator(conf, confPath, sched, fab, tally, opt, obs)
 	if err != nil {
 		return nil, nil, err
+	}
+	if k := sim.SwitchesWithoutPFC(); k > 0 {
+		orNop(log).Warn(confWhere(conf, confPath, "BUFFER_SIZE")+": BUFFER_SIZE is not larger than the ports' headroom and reserve of "+
+			"some switches; SimAI's ns-3 never pauses them (its threshold wraps around), and neither does simd",
+			zap.Int("switches", k), zap.Int64("buffer_bytes", conf.BufferSizeBytes))
 	}
 	if opt.QPsPerConnection > 1 {
 		if err := sim.SetQPsPerConnection(opt.QPsPerConnection); err != nil {
@@ -191,7 +196,7 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 		return nil, err
 	}
 	s.log.Debug("memory estimate", zap.Int64("bytes", est.Bytes), zap.String("largest", est.What), zap.Int64("flows", est.Flows))
-	sched, sim, err := att.simulator(&s.in.Conf, s.in.ConfPath, fab, tally, opt, true)
+	sched, sim, err := att.simulator(&s.in.Conf, s.in.ConfPath, fab, tally, opt, true, s.log)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,7 @@ func RunFlows(ctx context.Context, in FlowInputs, opt EventOptions, att Attachme
 		return nil, BadInputf("%s: %v", in.TopologyName, err)
 	}
 	log := orNop(in.Log)
-	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, true)
+	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, true, log)
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt EventOptions, att Attachments)
 	if err := checkMemory(total, opt.MaxMemory); err != nil {
 		return nil, err
 	}
-	sched, sim, err := att.simulator(&first.in.Conf, first.in.ConfPath, fab, false, opt, true)
+	sched, sim, err := att.simulator(&first.in.Conf, first.in.ConfPath, fab, false, opt, true, first.log)
 	if err != nil {
 		return nil, err
 	}

@@ -164,7 +164,7 @@ func RunMoE(ctx context.Context, in MoEInputs, opt EventOptions, att Attachments
 	if err != nil {
 		return nil, BadInputf("-n %s: %v", in.TopologyName, err)
 	}
-	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, false)
+	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, false, nil)
 	if err != nil {
 		return nil, err
 	}

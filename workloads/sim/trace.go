@@ -95,7 +95,7 @@ func RunTrace(ctx context.Context, in TraceInputs, opt EventOptions, att Attachm
 	if err := checkMemory(est, opt.MaxMemory); err != nil {
 		return nil, err
 	}
-	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, true)
+	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, true, in.Log)
 	if err != nil {
 		return nil, err
 	}
