@@ -38,3 +38,11 @@ func TestFlowFillsWholeCacheLines(t *testing.T) {
 		}
 	}
 }
+
+// TestPFCPortStateFitsACacheLine keeps a switch port's PFC state in one cache line: a check
+// walks tens of active ports several times (pfc.go).
+func TestPFCPortStateFitsACacheLine(t *testing.T) {
+	if s := unsafe.Sizeof(pfcPortState{}); s > 64 {
+		t.Errorf("pfcPortState is %d bytes, more than a cache line", s)
+	}
+}

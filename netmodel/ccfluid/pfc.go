@@ -53,7 +53,6 @@ type pfcSwitch struct {
 type pfcPortState struct {
 	u, du  float64 // ingress occupancy at time at, and its slope (bytes/s): its feeds' sum
 	told   float64 // the occupancy the buffer was last told (cc.SwitchBuffer.SetIngress)
-	base   float64 // the threshold at zero shared use times 2^shift
 	invMul float64 // 2^−shift (exact: a power of two)
 	mul    float64 // 2^shift
 	// cap is a paused port's shared use when it paused: above it its occupancy is headroom,
@@ -147,8 +146,9 @@ func (n *Network) buildSwitches() error {
 			res: cfg.ReserveBytes, off: cfg.ResumeOffset, bound: math.Inf(1), ports: make([]pfcPortState, len(dl))}
 		for p := range dl {
 			mul := math.Ldexp(1, int(w.buf.Shift(p)))
+			// The threshold at zero shared use times 2^shift: the pool, for every port.
 			base := float64(w.buf.Threshold(p, 0) * mul)
-			w.ports[p].mul, w.ports[p].invMul, w.ports[p].base = mul, 1/mul, base
+			w.ports[p].mul, w.ports[p].invMul = mul, 1/mul
 			// A port pauses when its own shared use U−res reaches (base − shared)/mul, and
 			// U ≤ total, shared ≤ total: so the total must reach (base + mul·res)/(mul + 1).
 			w.bound = min(w.bound, (base+float64(mul*w.res))/(mul+1))
@@ -306,8 +306,6 @@ func (n *Network) checkSwitch(w int32, now engine.Time) {
 		sw.ports[p].paused = pause
 		if pause {
 			sw.ports[p].cap = max(sw.ports[p].u-sw.res, 0) // as SetPaused freezes it from what it was told
-		}
-		if pause {
 			sw.pausedPorts = append(sw.pausedPorts, p)
 		} else if i := slices.Index(sw.pausedPorts, p); i >= 0 {
 			sw.pausedPorts = slices.Delete(sw.pausedPorts, i, i+1)
@@ -385,7 +383,7 @@ func (n *Network) nextCrossing(sw *pfcSwitch, shared, dshared float64) engine.Ti
 			consider(ps.cap-(u-sw.res)-eps, -du)
 		}
 		// Multiplying by 2^−shift is dividing by 2^shift, exactly.
-		g := (u - sw.res) - float64((ps.base-shared)*ps.invMul)
+		g := (u - sw.res) - float64((sw.pool-shared)*ps.invMul)
 		dg := du + float64(dshared*ps.invMul)
 		if ps.paused {
 			consider(-(g+sw.off)-eps, -dg)
