@@ -209,13 +209,16 @@ type flow struct {
 	paceAt engine.Time
 }
 
-// entry is a flow on a link's list: the flow and the hop of its path this link is, and on a
-// link's list of flows (link.on) a copy of the flow's markAt: a mark's draw reads it for every
-// flow of the link (drawMarked), a thousand in an all-to-all, and here it is in the list it
-// scans, not in a thousand flow records. (Lists of ACK routes leave it 0.)
+// entry is a flow on a link's list: the flow and the arena position of the hop of its path
+// (or ACK route) this link is, off + hop: a list that swap-removes an entry moves the last one
+// and updates its apos there without reading its flow's record (removeAt), a cache miss per
+// removal in an all-to-all's lists of a thousand flows. On a link's list of flows (link.on) it
+// also has a copy of the flow's markAt: a mark's draw reads it for every flow of the link
+// (drawMarked), and here it is in the list it scans, not in a thousand flow records. (Lists of
+// ACK routes leave it 0.)
 type entry struct {
 	f      int32
-	hop    int32
+	ap     int32
 	markAt engine.Time
 }
 
@@ -1559,7 +1562,7 @@ func (n *Network) setMarkAt(id int32, at engine.Time) {
 	for k := range f.hops {
 		p := f.off + k
 		on := n.links[n.arena[p]].on
-		if i := n.apos[p]; int(i) < len(on) && on[i].f == id && on[i].hop == k {
+		if i := n.apos[p]; int(i) < len(on) && on[i].f == id && on[i].ap == p {
 			on[i].markAt = at
 		}
 	}
@@ -1659,7 +1662,8 @@ func (n *Network) drawMarked(l int32, total, c, pkt float64, now engine.Time) (p
 			return -1, 0
 		}
 	}
-	return lk.on[i].f, lk.on[i].hop
+	e := lk.on[i]
+	return e.f, e.ap - n.flows[e.f].off
 }
 
 // Tag is the caller's tag of flow f.

@@ -247,7 +247,8 @@ func (n *Network) settleLink(l int32, now engine.Time) {
 	}
 	for i, e := range lk.on {
 		f := &n.flows[e.f]
-		if e.hop+1 >= f.hops {
+		hop := e.ap - f.off
+		if hop+1 >= f.hops {
 			continue
 		}
 		r := lw.rt[i]
@@ -255,8 +256,8 @@ func (n *Network) settleLink(l int32, now engine.Time) {
 		if shaping {
 			d = r.w * scale
 		}
-		if d != n.hopArrival(e.f, e.hop+1) {
-			n.propagate(e.f, e.hop+1, d, now)
+		if d != n.hopArrival(e.f, hop+1) {
+			n.propagate(e.f, hop+1, d, now)
 		}
 	}
 }
@@ -344,7 +345,7 @@ func (n *Network) dropHop(id, k int32, now engine.Time) {
 func (n *Network) joinList(l, id, k int32) {
 	lk := &n.links[l]
 	n.apos[n.flows[id].off+k] = int32(len(lk.on))
-	lk.on = append(lk.on, entry{id, k, n.flows[id].markAt})
+	lk.on = append(lk.on, entry{id, n.flows[id].off + k, n.flows[id].markAt})
 	n.linkTermsMoved(l)
 	if n.starts != nil {
 		n.starts[l].join(n.flows[id].start, len(lk.on))
@@ -378,7 +379,7 @@ func (n *Network) removeAt(list []entry, pos int32) []entry {
 	if pos != last {
 		e := list[last]
 		list[pos] = e
-		n.apos[n.flows[e.f].off+e.hop] = pos
+		n.apos[e.ap] = pos
 	}
 	return list[:last]
 }
@@ -390,7 +391,7 @@ func (n *Network) entryRate(l int32, i int) float64 {
 		return n.weights[l].rt[i].arr
 	}
 	e := n.links[l].on[i]
-	if f := &n.flows[e.f]; e.hop < f.extent {
+	if f := &n.flows[e.f]; e.ap-f.off < f.extent {
 		return f.cinj
 	}
 	return 0

@@ -181,7 +181,7 @@ func TestReshapingConservesBytes(t *testing.T) {
 			for _, l := range []int32{9, 11, 13} {
 				from := 0.0
 				for i, e := range n.links[l].on {
-					if f := &n.flows[e.f]; e.hop > 0 && n.arena[f.off+e.hop-1] == 6 {
+					if f := &n.flows[e.f]; e.ap > f.off && n.arena[e.ap-1] == 6 {
 						from += n.weights[l].rt[i].arr
 					}
 				}

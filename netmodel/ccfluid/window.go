@@ -367,7 +367,7 @@ func (n *Network) sendsUntil(l int32, t engine.Time) bool {
 			return true
 		}
 		at := g.sendAt
-		for _, m := range n.arena[g.off : g.off+e.hop] {
+		for _, m := range n.arena[g.off:e.ap] {
 			at += n.kin[m].delay
 		}
 		if at > t {
@@ -383,7 +383,7 @@ func (n *Network) joinAckLinks(id int32) {
 	for k := f.hops; k < f.hops+f.ack; k++ {
 		lk := &n.links[n.arena[f.off+k]]
 		n.apos[f.off+k] = int32(len(lk.ackOn))
-		lk.ackOn = append(lk.ackOn, entry{f: id, hop: k})
+		lk.ackOn = append(lk.ackOn, entry{f: id, ap: f.off + k})
 	}
 }
 
