@@ -1522,7 +1522,7 @@ func (n *Network) mark(l int32, now engine.Time) {
 	lk.qs.credit = max(lk.qs.credit-1, 0)
 	n.stats.Marks++
 	n.linkDirty(l)
-	if lk.arr <= 0 {
+	if lk.arr <= 0 && !(n.cfg.MarkDepartures && lk.qs.q > 0) {
 		return
 	}
 	pick, hop := n.markedFlow(l, now)
@@ -1648,17 +1648,40 @@ func (n *Network) drawMarked(l int32, total, c, pkt float64, now engine.Time) (p
 		return -1, 0
 	}
 	if !hasPacket(lk.on[i].markAt, n.mw[i]) {
-		// The drawn flow has no packet here yet: draw again among those that have.
+		// The drawn flow has no packet here yet: draw again among those that have. If none
+		// has and the port marks what it sends (Config.MarkDepartures), the packet it sends is
+		// still some flow's: the one whose next packet is the most due (the largest part of its
+		// packet gap gone since its last mark). The gaps are the fluid's estimate of where each
+		// flow's packets stand; a port that marks every packet it sends (its queue above KMAX,
+		// as in a storm) marks as many as it sends, each one a flow's, as ns-3's does. Marking
+		// what arrives, no packet arrives then, and there is no mark.
 		var sum float64
+		due, most := -1, -1.0
 		for j, e := range lk.on {
-			if w := n.mw[j]; w > 0 && hasPacket(e.markAt, w) {
+			w := n.mw[j]
+			if !(w > 0) {
+				continue
+			}
+			if hasPacket(e.markAt, w) {
 				sum += w
+				continue
+			}
+			if c > 0 {
+				w = c * w / total
+			}
+			if x := float64(w * secs(now-e.markAt)); x > most {
+				due, most = j, x
 			}
 		}
-		if sum <= 0 {
-			return -1, 0
+		switch {
+		case sum > 0:
+			i = draw(sum, true)
+		case n.cfg.MarkDepartures:
+			i = due
+		default:
+			i = -1
 		}
-		if i = draw(sum, true); i < 0 {
+		if i < 0 {
 			return -1, 0
 		}
 	}
