@@ -54,7 +54,7 @@ func protocolFlags(fs *flag.FlagSet, p *sim.ProtocolRules) []flagtable.Spec {
 		rule("-packet-time", "how long a link takes to send a packet: ns (SimAI's ns-3: whole nanoseconds, rounded down, so a 2,880 Gb/s NVLink sends a 9,052-byte packet in 25 ns, not 25.14, and a 60-byte ACK in 0; a NIC paces by the same clock) or exact (bits / rate)", "ns", &p.PacketTime),
 		rule("-pacing", "when a DCQCN rate change takes effect: packet (SimAI's ns-3: once the packet sent at the old rate has had its gap, up to 724 µs at MIN_RATE) or rate (at once)", "packet", &p.Pacing),
 		rule("-ecn-marking", "which packets a congested port ECN-marks: dequeue (SimAI's ns-3: those it sends, which arrived a queue's delay earlier) or enqueue (those arriving now)", "dequeue", &p.ECNMarking),
-		rule("-pfc-checks", "when a PFC switch looks at its ports for pauses and resumes under congestion control: exact (at every change of its queues and every crossing of a port's reserve) or bounded (only when a bound on their occupancies comes near a pause, or while a port is paused: faster in congestion storms, but the looks' timing is part of the model: in a large storm ports pause about 1.3 times as often; docs/performance.md, \"MoE storms\")", "exact", &p.PFCChecks),
+		rule("-pfc-checks", "when a PFC switch looks at its ports for pauses and resumes under congestion control: exact (at every change of its queues and every crossing of a port's reserve) or bounded (only when a bound on their occupancies comes near a pause, or while a port is paused: faster in congestion storms, but the looks' timing is part of the model: in a burst of the 9,216-GPU MoE storm ports pause about half as often; docs/performance.md, \"MoE storms\")", "exact", &p.PFCChecks),
 	}
 }
 

@@ -1618,14 +1618,15 @@ func (n *Network) markedFlow(l int32, now engine.Time) (pick, hop int32) {
 // sends. -1: no flow has a weight, or none has a packet.
 func (n *Network) drawMarked(l int32, total, c, pkt float64, now engine.Time) (pick, hop int32) {
 	lk := &n.links[l]
-	hasPacket := func(markAt engine.Time, w float64) bool {
-		if markAt == 0 {
-			return true
-		}
+	// sent is the bits a flow of weight w has put through the link since at.
+	sent := func(at engine.Time, w float64) float64 {
 		if c > 0 {
 			w = c * w / total
 		}
-		return float64(w*secs(now-markAt)) >= pkt
+		return float64(w * secs(now-at))
+	}
+	hasPacket := func(markAt engine.Time, w float64) bool {
+		return markAt == 0 || sent(markAt, w) >= pkt
 	}
 	// draw returns the index in lk.on of a flow drawn by weight, out of sum, among all or only
 	// those with a packet there.
@@ -1666,10 +1667,7 @@ func (n *Network) drawMarked(l int32, total, c, pkt float64, now engine.Time) (p
 				sum += w
 				continue
 			}
-			if c > 0 {
-				w = c * w / total
-			}
-			if x := float64(w * secs(now-e.markAt)); x > most {
+			if x := sent(e.markAt, w); x > most {
 				due, most = j, x
 			}
 		}
