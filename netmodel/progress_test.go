@@ -8,9 +8,9 @@ import (
 	"simd/netmodel/fluid"
 )
 
-// Progress counts a flow half when it starts and the other half as its bytes are sent (⅕ and
-// ⅘ under congestion control): one 1 MB flow across the 16-GPU fabric, alone at 400 Gb/s, is
-// 0 before its start, ¾ (⅗) halfway through its sending, 1 once sent and still 1 when done.
+// Progress counts a flow half when it starts and the other half as its bytes are sent (⅓ and
+// ⅔ under congestion control): one 1 MB flow across the 16-GPU fabric, alone at 400 Gb/s, is
+// 0 before its start, ¾ (⅔) halfway through its sending, 1 once sent and still 1 when done.
 func TestSimulatorProgress(t *testing.T) {
 	tr := fluid.SimAITransport(9000, 0)
 	const c = 400e9
@@ -30,7 +30,7 @@ func TestSimulatorProgress(t *testing.T) {
 		got["done"] = sim.Progress()
 		half := 0.75
 		if cc == 1 {
-			half = 3.0 / 5
+			half = 2.0 / 3
 		}
 		for name, want := range map[string]float64{"before": 0, "half sent": half, "sent": 1, "done": 1} {
 			if math.Abs(got[name]-want) > 1e-3 {
