@@ -144,18 +144,16 @@ func (n *Network) buildSwitches() error {
 		}
 		w := &pfcSwitch{node: x, buf: cc.NewSwitchBuffer(&cfg), egress: slices.Clone(dl),
 			res: cfg.ReserveBytes, off: cfg.ResumeOffset, bound: math.Inf(1), ports: make([]pfcPortState, len(dl))}
+		w.pool = w.buf.SharedPool()
 		for p := range dl {
 			mul := math.Ldexp(1, int(w.buf.Shift(p)))
-			// The threshold at zero shared use times 2^shift: the pool, for every port.
-			base := float64(w.buf.Threshold(p, 0) * mul)
 			w.ports[p].mul, w.ports[p].invMul = mul, 1/mul
-			// A port pauses when its own shared use U−res reaches (base − shared)/mul, and
-			// U ≤ total, shared ≤ total: so the total must reach (base + mul·res)/(mul + 1).
-			w.bound = min(w.bound, (base+float64(mul*w.res))/(mul+1))
+			// A port pauses when its own shared use U−res reaches (pool − shared)/mul, and
+			// U ≤ total, shared ≤ total: so the total must reach (pool + mul·res)/(mul + 1).
+			w.bound = min(w.bound, (w.pool+float64(mul*w.res))/(mul+1))
 			w.maxMul = max(w.maxMul, mul)
 			w.inB = max(w.inB, n.g.Rate(route.Reverse(dl[p]))/8)
 		}
-		w.pool = w.buf.SharedPool()
 		id := int32(len(n.sw))
 		for p, l := range dl {
 			n.links[l].outSw = id
