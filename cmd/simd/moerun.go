@@ -17,7 +17,10 @@ import (
 // the summary's text and JSON live in package workloads/moe, the run from the flags' values in
 // sim.ExecuteMoERun; this file is only their command line.
 
-type moeRunOptions struct{ sim.MoERunRequest }
+type moeRunOptions struct {
+	sim.MoERunRequest
+	logLevel string
+}
 
 func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("simd moe run", flag.ContinueOnError)
@@ -37,6 +40,7 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.Uint64Var(&o.MaxEvents, "max-events", 0, "event mode: stop after `N` engine events, writing the finished layers' metrics and fct.txt marked incomplete (exit 3; SIGINT or SIGTERM: 130 or 143)")
 	fs.DurationVar(&o.MaxWall, "max-wall", 0, "event mode: stop after this much wall-clock time (`DURATION`, e.g. 90s), as -max-events")
 	fs.IntVar(&o.Chunks, "chunks", 1, "event mode, -plan deepep: stream every transfer in `N` pieces, each forward piece waiting only for the matching copy piece (1: whole transfers)")
+	fs.StringVar(&o.logLevel, "log-level", "info", "event mode: `LEVEL` of the log lines on stderr (SimAI.conf's warnings, congestion control's counters): debug, info, warn or error")
 	fs.StringVar(&o.Timeline, "trace", "", "event mode: also write the run's timeline to `FILE`, a Chrome trace (JSON) for ui.perfetto.dev or chrome://tracing: each layer's dispatch and its flows by kind, and link utilisation counters")
 	return fs
 }
@@ -58,6 +62,11 @@ func runMoERun(args []string, stdout, stderr io.Writer) int {
 	var o moeRunOptions
 	fs := moeRunFlagSet(&o)
 	err := parseArgs(fs, args, " (simd moe run -h lists the flags)", ": every value follows its flag")
+	if err == nil {
+		if o.Log, err = newLogger(o.logLevel, stderr); err != nil {
+			err = sim.BadInputf("-log-level %v", err)
+		}
+	}
 	if err == nil {
 		o.Interrupt = func() (context.Context, func()) { return process.SignalContext(context.Background()) }
 		err = sim.ExecuteMoERun(stdout, o.MoERunRequest)

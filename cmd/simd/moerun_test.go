@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -177,6 +178,7 @@ func TestMoERunBadFlags(t *testing.T) {
 		{[]string{"-plan", "deepep", "-w", dir, "-o", file}, "-o"},
 		{[]string{"-plan", "deepep", "-w", dir, "-bogus"}, "-bogus"},
 		{[]string{"-plan", "deepep", "-w", dir, "extra"}, "extra"},
+		{[]string{"-plan", "deepep", "-w", dir, "-log-level", "loud"}, "-log-level"},
 	} {
 		code, stdout, stderr := runMoERunArgs(tc.args...)
 		if code != exitBadInput || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tc.want) {
@@ -244,5 +246,36 @@ func TestMoERunEvent(t *testing.T) {
 		if len(m.LayerLatencyS) != 1 || m.LayerLatencyS[0]*1e9 < float64(last) || m.LayerLatencyS[0]*1e9 > float64(last+2) {
 			t.Errorf("layer times %v s, want the last arrival at %d ns (fct.txt's whole ns)", m.LayerLatencyS, last)
 		}
+	}
+}
+
+// The event mode logs what simd's other modes log on stderr: SimAI.conf's warnings (an unknown
+// key, a BUFFER_SIZE no switch can pause at, each naming the file's line) and congestion control's
+// counters, at -log-level's level. It logged nothing before: a conf's mistakes went unseen.
+func TestMoERunEventLogs(t *testing.T) {
+	dir := moeRunWorkload(t)
+	conf := readFile(t, ns3RefDir+"/flows_incast8_4MB__DCNS16_nowin/SimAI.conf")
+	small := regexp.MustCompile(`(?m)^BUFFER_SIZE .*$`).ReplaceAllString(conf, "BUFFER_SIZE 1") + "\nNO_SUCH_KEY 1\n"
+	if !strings.Contains(small, "BUFFER_SIZE 1\n") {
+		t.Fatal("no BUFFER_SIZE line in the case's SimAI.conf")
+	}
+	cdir := t.TempDir()
+	writeFile(t, cdir, "small.conf", small)
+	c := filepath.Join(cdir, "small.conf")
+	code, _, stderr := runMoERunArgs("-plan", "deepep", "-mode", "event", "-w", dir, "-c", c)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"small.conf:55: BUFFER_SIZE is not larger than the ports' headroom and reserve",
+		`NO_SUCH_KEY: unknown key "NO_SUCH_KEY" ignored`,
+		"info congestion control",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code, _, stderr := runMoERunArgs("-plan", "deepep", "-mode", "event", "-w", dir, "-c", c, "-log-level", "error"); code != exitOK || stderr != "" {
+		t.Errorf("-log-level error: exit %d, stderr %q; want 0 and nothing", code, stderr)
 	}
 }

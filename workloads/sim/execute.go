@@ -484,6 +484,9 @@ type MoERequest struct {
 	MaxWall       time.Duration
 	Out           string // folder of fct.txt (-o); "": none
 	Timeline      string // the Chrome trace to write (-trace); "": none
+	// Log receives SimAI.conf's warnings, the fabric's and the run's counters, as Hooks.Log
+	// does for Execute; nil logs nothing.
+	Log *zap.Logger
 }
 
 // ExecuteMoE runs r (RunMoE on MoETopology's fabric) with its files attached and commits them;
@@ -494,7 +497,7 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	conf, err := ReadConf(r.Conf, "-c", nil)
+	conf, err := ReadConf(r.Conf, "-c", r.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -516,7 +519,7 @@ func ExecuteMoE(ctx context.Context, r MoERequest) (*MoEResult, error) {
 	}
 	ctx, cancel := WallLimit(ctx, r.MaxWall)
 	defer cancel()
-	res, err := RunMoE(ctx, MoEInputs{Config: r.Config, Iterations: r.Iterations, Kind: r.Kind, Topology: t, TopologyName: r.Topology, Conf: conf, ConfPath: r.Conf, Chunks: r.Chunks},
+	res, err := RunMoE(ctx, MoEInputs{Config: r.Config, Iterations: r.Iterations, Kind: r.Kind, Topology: t, TopologyName: r.Topology, Conf: conf, ConfPath: r.Conf, Chunks: r.Chunks, Log: r.Log},
 		opt, att)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,8 @@ import (
 	"simd/netmodel"
 	"simd/topo"
 	"simd/workloads/moe"
+
+	"go.uber.org/zap"
 )
 
 // MoEInputs are what an MoE dispatch run reads: the workload simd moe gen wrote (its config and
@@ -29,6 +31,9 @@ type MoEInputs struct {
 	ConfPath     string
 	// Chunks is the pieces each transfer of a plan is streamed in (moe.Plan.ChunkedDAG).
 	Chunks int
+	// Log receives the fabric's warnings (a BUFFER_SIZE no switch can pause at) and, after the
+	// run, the network model's counters (LogCounters); nil logs nothing.
+	Log *zap.Logger
 }
 
 // MoEResult is what an MoE dispatch run produced.
@@ -164,10 +169,11 @@ func RunMoE(ctx context.Context, in MoEInputs, opt EventOptions, att Attachments
 	if err != nil {
 		return nil, BadInputf("-n %s: %v", in.TopologyName, err)
 	}
-	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, false, nil)
+	sched, sim, err := att.simulator(&in.Conf, in.ConfPath, fab, false, opt, false, in.Log)
 	if err != nil {
 		return nil, err
 	}
+	defer func() { LogCounters(orNop(in.Log), sim, sched.Processed()) }()
 	var layerS []float64
 	var interKB float64
 	began := time.Now()
