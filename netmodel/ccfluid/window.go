@@ -33,7 +33,20 @@ import (
 //     there — the same packet when the data goes on the ACK's way (two flows in opposite
 //     directions), or one of a sender that started at the same instant (the steps of a
 //     collective) — so the ACK arrives 8A/C after a packet started there; where they are not
-//     (flows started apart), half a packet again. Measured in
+//     (flows started apart), half a packet again. An ACK that has not waited before (its
+//     receiver sends nothing) and meets a grid locked to the flow's at a later link waits there
+//     where its own loop puts it: a window-bound flow sends when an ACK comes back, so each ACK
+//     reaches the link one base round trip after the one before left it, and that one left it
+//     at the end of a data packet; it arrives rtt₀ mod T into a packet and waits the rest,
+//     T − (rtt₀ mod T), a whole packet when the loop is a whole number of packets (the data
+//     packet, whose arrival ns-3 scheduled first, goes first). SimAI's ns-3, 512 KiB over
+//     2,880 Gb/s NVLink from GPU 0 to 1 and from 1 to 2 (flows_chain2_512KB__SpX8: 25 ns links,
+//     25 ns packets, a round trip of six): 1→2's ACKs wait a whole packet behind 0→1's at the
+//     NVSwitch, 1→2 takes 1,781 ns against 1,581 alone, also when it starts 10 or 40 ns after
+//     0→1 (_dt10, _dt40); the mean over phases (T/2) gave simd 1,672, this gives 1,743.
+//     (0→1's ACKs, made at GPU 1 on a boundary of 1→2's packets, go first in ns-3, ahead of
+//     the packet due then; the first-link rule below charges them the whole packet: 1,791 ns
+//     against ns-3's 1,600. docs/models.md, "ACKs that meet a packet boundary".) Measured in
 //     SimAI's ns-3 on two 4 MiB flows in opposite directions over one 400 Gb/s switch, whose
 //     ACKs wait 86 ns at the receiver's NIC and 180 ns at the switch (T = 181 ns), and whose
 //     window of one bandwidth-delay product leaves 170 ns to spare: both take 89.9 µs, 3.9%
@@ -153,8 +166,31 @@ func (n *Network) ackWaitOn(id, k, l int32, q float64, waited int32) float64 {
 			return busyShare(q, n.links[l].arr, c) * (pkt - math.Mod(secs(f.delay), pkt))
 		}
 	}
+	if waited < 0 && k > f.hops && n.cfg.AckWait == AckWaitLocked && n.lockedFirst(id, l) {
+		return n.loopWait(id, l, q)
+	}
 	return n.ackWaitAt(l, q, n.ackPrev(id, k, l, waited))
 }
+
+// loopWait is the wait of flow id's ACK at link l, a later link of its route than the first,
+// when the ACK has not waited before and l's data is on a grid locked to the flow's
+// (lockedFirst): the rest of the packet its loop brings it into, T − (rtt₀ mod T), a whole
+// packet at a tie (see the file's comment), while the link sends.
+func (n *Network) loopWait(id, l int32, q float64) float64 {
+	c := n.capOf(l)
+	if c <= 0 || n.cfg.Transport.Payload <= 0 {
+		return 0
+	}
+	pkt := float64(n.cfg.Transport.Full()*8) / c
+	ph := math.Mod(n.flows[id].rtt0, pkt)
+	if ph < tieSecs || pkt-ph < tieSecs {
+		ph = 0 // a whole number of packets, to the picosecond the clock keeps
+	}
+	return busyShare(q, n.links[l].arr, c) * (pkt - ph)
+}
+
+// tieSecs is how close to a packet boundary an ACK's arrival counts as on it.
+const tieSecs = 1e-12
 
 // lockedFirst reports whether the data leaving over link l, the first of flow id's ACK route,
 // is on a packet grid locked to the flow's: its flows and flow id all started within flow id's

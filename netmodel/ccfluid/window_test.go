@@ -499,3 +499,42 @@ func TestStartRangeFollowsFlows(t *testing.T) {
 		}
 	}
 }
+
+// An ACK whose receiver sends nothing waits at a later link of its route, where another flow's
+// data runs on a grid locked to its flow's, where its own loop puts it (AckWaitLocked): each ACK
+// reaches the link one base round trip rtt₀ after the one before left it at the end of a data
+// packet, so it waits T − (rtt₀ mod T) there, not the mean T/2. Three hosts A, B, C on one
+// 200 Gb/s switch, 500 ns links, a window of 7 packets (binding alone: 7·9052·8 bits per
+// rtt₀ = 2 µs + 2T + 2·60·8/C is 186 Gb/s): A→B and B→C start together; B→C's ACKs leave C's
+// idle NIC and cross the switch's port to B behind A→B's packets, which fill it. B's port also
+// carries A→B's ACKs, sent ahead of data; A→B's ACKs wait at B's NIC (the first-link rule).
+func TestACKsWaitWhereTheirLoopPutsThem(t *testing.T) {
+	const c = 200e9
+	g := star(t, 3, c, 500*engine.Nanosecond)
+	pkt := 9052 * 8 / c
+	base := 2e-6 + 2*pkt + 2*60*8/c
+	const w = 60000 // 7 packets of 9,000 bytes
+	inFlight := math.Ceil(w/9000.0) * 9052 * 8
+	tr := fluid.SimAITransport(9000, 0)
+	const size = 8 << 20
+	for _, tc := range []struct {
+		rule AckWait
+		wait float64 // B→C's ACK at the switch's port to B
+	}{
+		{AckWaitLocked, pkt - math.Mod(base, pkt)},
+		{AckWaitMean, pkt / 2},
+	} {
+		cfg := windowConfig(w)
+		cfg.ECN = nil
+		cfg.AckWait = tc.rule
+		s, n, rec, _ := setup(t, g, cfg)
+		n.Start([]int32{0, 3}, []int32{2, 1}, 4*size, 1) // A→B, long
+		n.Start([]int32{2, 5}, []int32{4, 3}, size, 2)   // B→C
+		s.RunUntil(engine.Millisecond)
+		rate := math.Min(c*9052/(9052+60), inFlight/(base+tc.wait))
+		want := float64(tr.Wire(size)*8) / rate
+		if got := rec.sentAt[2].Seconds(); math.Abs(got-want) > 0.001*want {
+			t.Errorf("rule %d: B→C sent at %.3f µs, want %.3f µs (%.2f Gb/s, its ACK waiting %.1f ns)", tc.rule, got*1e6, want*1e6, rate/1e9, tc.wait*1e9)
+		}
+	}
+}
