@@ -519,13 +519,13 @@ type ns3Result struct {
 	skipped bool
 }
 
-// ns3FCTSize is the size of a case's stored fct.txt or fct.txt.gz, 0 without one.
 // ns3HasReport reports whether the case stores a non-empty ncclFlowModel_EndToEnd.csv.
 func ns3HasReport(c ns3Case) bool {
 	fi, err := os.Stat(filepath.Join(c.dir, "ncclFlowModel_EndToEnd.csv"))
 	return err == nil && fi.Size() > 0
 }
 
+// ns3FCTSize is the size of a case's stored fct.txt or fct.txt.gz, 0 without one.
 func ns3FCTSize(c ns3Case) int64 {
 	for _, n := range []string{"fct.txt", "fct.txt.gz"} {
 		if fi, err := os.Stat(filepath.Join(c.dir, n)); err == nil {

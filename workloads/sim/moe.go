@@ -8,14 +8,14 @@ import (
 	"strconv"
 	"time"
 
+	"go.uber.org/zap"
+
 	"simd/ccl"
 	"simd/configs"
 	"simd/engine"
 	"simd/netmodel"
 	"simd/topo"
 	"simd/workloads/moe"
-
-	"go.uber.org/zap"
 )
 
 // MoEInputs are what an MoE dispatch run reads: the workload simd moe gen wrote (its config and
