@@ -47,3 +47,43 @@ func TestETAWithoutFlows(t *testing.T) {
 		t.Errorf("1 of 4 steps in 3 s: %v left (%v), want 9s", got, ok)
 	}
 }
+
+// The rate of flows is the recent half's since the first flow: a run whose cost per flow grows
+// is judged by what it does now, not by its cheap beginning; a run that did nothing in the
+// recent half falls back to its whole rate.
+func TestETARecentHalf(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	for _, c := range []struct {
+		name string
+		rate func(s float64) float64 // flows done s seconds after the anchor
+		at   float64                 // the look asked, s after the anchor
+		want time.Duration
+	}{
+		// 10 flows/s for 10 s, then 5/s: at 20 s, 150 done, 150 to go at 5/s.
+		{"slowing", func(s float64) float64 { return 10*min(s, 10) + 5*max(s-10, 0) }, 20, 30 * time.Second},
+		// 5 flows/s, then 10/s: at 20 s, 150 done, 150 to go at 10/s.
+		{"speeding up", func(s float64) float64 { return 5*min(s, 10) + 10*max(s-10, 0) }, 20, 15 * time.Second},
+		// Steady 7.5 flows/s: the recent half is the whole run's rate.
+		{"steady", func(s float64) float64 { return 7.5 * s }, 20, 20 * time.Second},
+		// 15 flows/s for 10 s, then nothing: at 20 s the whole run's 7.5/s.
+		{"stalled", func(s float64) float64 { return 15 * min(s, 10) }, 20, 20 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := NewETA(t0)
+			anchor := t0.Add(3 * time.Second) // set-up before the first flow
+			st := func(s float64) Status {
+				return Status{Total: 1, FlowsDone: c.rate(s), Flows: 300, Started: true}
+			}
+			for s := 0.0; s <= c.at; s += 0.25 {
+				e.Look(anchor.Add(time.Duration(s*float64(time.Second))), st(s))
+			}
+			now := anchor.Add(time.Duration(c.at * float64(time.Second)))
+			if got, ok := e.Left(now, st(c.at)); !ok || got != c.want {
+				t.Errorf("%v left (%v), want %v", got, ok, c.want)
+			}
+			if n := len(e.samples); n > 40 {
+				t.Errorf("%d samples kept, want a few dozen at most", n)
+			}
+		})
+	}
+}
