@@ -15,6 +15,12 @@ type Request struct {
 	// Channels asks for a number of channels (rings, trees) where the algorithm allows a choice;
 	// 0 means the algorithm's default.
 	Channels int
+	// Truncate cuts the data as SimCCL's integer divisions do (MockNcclGroup: chunk =
+	// data_size / nranks / channels): every piece ⌊Bytes/P⌋ bytes, the remainder never sent,
+	// and a ring all-reduce, reduce-scatter or all-gather whose pieces come to 0 bytes sends
+	// nothing and is done at once. False sends every byte: the first Bytes mod P pieces are
+	// one byte larger (Collective.PieceBytes).
+	Truncate bool
 }
 
 // Validate checks the parts every algorithm relies on.

@@ -178,6 +178,21 @@ func TestPieceBytes(t *testing.T) {
 	if a.PieceBytes(0) != 3 || a.PieceBytes(1) != 2 || a.PieceBytes(2) != 3 || a.PieceBytes(3) != 2 {
 		t.Error("all-to-all pieces")
 	}
+	// Truncated as SimCCL divides: ⌊10/3⌋ each, the remainder dropped; ⌊5/2⌋ per all-to-all
+	// piece; pieces of 0 bytes make the collective empty.
+	c.Truncate, a.Truncate = true, true
+	if c.PieceBytes(0) != 3 || c.PieceBytes(2) != 3 || c.RangeBytes(0, 3) != 9 || c.Empty() {
+		t.Errorf("truncated pieces of 10 bytes in 3: %d %d %d", c.PieceBytes(0), c.PieceBytes(1), c.PieceBytes(2))
+	}
+	if a.PieceBytes(0) != 2 || a.PieceBytes(3) != 2 {
+		t.Error("truncated all-to-all pieces")
+	}
+	if e := (Collective{Op: OpAllReduce, Ranks: group(3), Bytes: 2, Pieces: 3, Truncate: true}); !e.Empty() {
+		t.Error("2 bytes in 3 truncated pieces: not empty")
+	}
+	if e := (Collective{Op: OpAllReduce, Ranks: group(3), Bytes: 2, Pieces: 3}); e.Empty() {
+		t.Error("2 bytes in 3 pieces, every byte sent: empty")
+	}
 }
 
 // nccl-tests' bus factors (doc/PERFORMANCE.md): all-reduce 2(n−1)/n, all-gather, reduce-scatter

@@ -71,27 +71,29 @@ type Collective struct {
 	TotalGPUs     int   // GPUs in the cluster: NVSwitch endpoint ids start here
 	Bytes         int64 // all-reduce, reduce-scatter, all-gather: the whole buffer; all-to-all: what each rank sends in all
 	Pieces        int   // P, a multiple of n (all-to-all: of n²)
+	// Truncate: every piece is ⌊Bytes/P⌋ bytes (all-to-all: ⌊Bytes/(P/n)⌋), the remainder
+	// not sent, as SimCCL divides (Request.Truncate).
+	Truncate bool
 }
 
 // PieceBytes is the size of piece p: Bytes split as evenly as possible, the first Bytes mod P
-// pieces one byte larger.
+// pieces one byte larger; with Truncate every piece ⌊Bytes/P⌋.
 func (c *Collective) PieceBytes(p int) int64 {
+	per := c.Pieces
 	if c.Op == OpAllToAll {
 		// Each rank's Bytes split over n·(P/n²) pieces of its own.
-		n := len(c.Ranks)
-		per := c.Pieces / n
-		q, r := c.Bytes/int64(per), c.Bytes%int64(per)
-		if int64(p%per) < r {
-			return q + 1
-		}
-		return q
+		per = c.Pieces / len(c.Ranks)
+		p %= per
 	}
-	q, r := c.Bytes/int64(c.Pieces), c.Bytes%int64(c.Pieces)
-	if int64(p) < r {
+	q, r := c.Bytes/int64(per), c.Bytes%int64(per)
+	if !c.Truncate && int64(p) < r {
 		return q + 1
 	}
 	return q
 }
+
+// Empty says that a truncated collective has nothing to send: its pieces are 0 bytes.
+func (c *Collective) Empty() bool { return c.Truncate && c.PieceBytes(0) == 0 }
 
 // RangeBytes is the size of pieces [lo, hi).
 func (c *Collective) RangeBytes(lo, hi int32) int64 {

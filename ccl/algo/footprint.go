@@ -309,8 +309,8 @@ func ring(req *ccl.Request, sh groupShape, pxn, simccl bool, c *arith) Footprint
 	n := int64(sh.n)
 	C := channels(req, sh.maxM)
 	S := ringSteps(req.Op, n)
-	if S == 0 {
-		return Footprint{}
+	if S == 0 || req.Truncate && req.Bytes < n*C {
+		return Footprint{} // no step, or SimCCL's chunks of 0 bytes: no flow
 	}
 	if !pxn || sh.servers < 2 || sh.maxM < 2 {
 		f := Footprint{Flows: c.mul(c.mul(C, S), n)}
@@ -527,7 +527,7 @@ func (s *Selector) Footprint(l ccl.Layout, totalGPUs int, op ccl.Op, kind ccl.Gr
 	if first == nil {
 		return Footprint{}, 0, Choice{}, nil
 	}
-	req := ccl.Request{Op: op, GPUsPerServer: l.GPUsPerServer, TotalGPUs: totalGPUs, Bytes: bytes}
+	req := ccl.Request{Op: op, GPUsPerServer: l.GPUsPerServer, TotalGPUs: totalGPUs, Bytes: bytes, Truncate: s.Truncates()}
 	req.Ranks = make([]int32, len(first))
 	seen := map[int]bool{}
 	gps := l.GPUsPerServer

@@ -210,6 +210,15 @@ func TestFootprintOptions(t *testing.T) {
 		// Rails counted in a map when servers are much larger than the group: 0→65 and 1→64
 		// are relayed through 1 and 0, and 64→1, 65→0 through 65 and 64.
 		{PXN, ccl.OpAllToAll, ccl.Request{Ranks: []int32{0, 1, 64, 65, 130}, GPUsPerServer: 64, TotalGPUs: 192, Bytes: 1 << 20}, 0},
+		// SimCCL's integer chunks: a ring of fewer bytes than ranks × channels has no flow
+		// (with and without PXN); one byte more than that has every flow, of 1 byte.
+		{Ring, ccl.OpAllReduce, truncated(withBytes(group(0, 16, 8, 0, 1), 4)), 0},
+		{Ring, ccl.OpAllGather, truncated(withBytes(group(0, 16, 8, 0, 1), 127)), 0},
+		{Ring, ccl.OpReduceScatter, truncated(withBytes(group(0, 16, 8, 0, 1), 128)), 0},
+		{PXN, ccl.OpAllReduce, truncated(withBytes(group(0, 16, 8, 0, 1), 100)), 0},
+		{PXN, ccl.OpAllReduce, truncated(withBytes(group(0, 16, 8, 0, 1), 129)), 0},
+		{NVLS, ccl.OpAllReduce, truncated(withBytes(group(0, 8, 8, 0, 1), 3)), 0},
+		{Direct, ccl.OpAllToAll, truncated(withBytes(group(0, 16, 8, 0, 1), 15)), 0},
 	}
 	for _, n := range []int{1} {
 		for _, a := range Names {
@@ -238,6 +247,7 @@ func TestFootprintOptions(t *testing.T) {
 }
 
 func withChannels(r ccl.Request, c int) ccl.Request { r.Channels = c; return r }
+func truncated(r ccl.Request) ccl.Request           { r.Truncate = true; return r }
 func withBytes(r ccl.Request, b int64) ccl.Request  { r.Bytes = b; return r }
 
 // What Generate refuses, FootprintOf refuses with the same error.

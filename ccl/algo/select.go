@@ -34,6 +34,9 @@ type Options struct {
 	PXN     bool   // AS_PXN_ENABLE=1
 	// PXNVariant is how PXN decomposes (Params.PXN): SimCCL's by default.
 	PXNVariant nccl.PXNVariant
+	// ExactBytes sends every byte of a collective; by default the plans cut it as SimCCL's
+	// integer divisions do (ccl.Request.Truncate).
+	ExactBytes bool
 	// Force fixes the algorithm for a group kind, whatever the policy says.
 	Force map[ccl.GroupKind]Name
 }
@@ -101,6 +104,10 @@ func (s *Selector) pxn(op ccl.Op, servers int) bool {
 	o := nccl.Options{PXN: s.opt.PXN, PXNVariant: s.opt.PXNVariant}
 	return servers > 1 && o.PXNApplies(op)
 }
+
+// Truncates says whether the selector's requests cut the data as SimCCL does
+// (ccl.Request.Truncate): unless Options.ExactBytes.
+func (s *Selector) Truncates() bool { return !s.opt.ExactBytes }
 
 // NewSelector checks the options.
 func NewSelector(opt Options) (*Selector, error) {

@@ -120,6 +120,9 @@ type StudyRequest struct {
 	Machine       Machine // -nvbw, -bw, -alpha; Mesh comes from Fabric
 	Fabric        string  // how a server's GPUs are wired: switch or mesh (-fabric)
 	Check         bool    // prove the DAG correct (-check)
+	// ChunkBytes is how the data is cut (-chunk-bytes): simccl ("" too: ccl.Request.Truncate)
+	// or exact.
+	ChunkBytes string
 	// With auto, what the selector looks at: -policy, -group, -gpu, -force (ParseForce), -nvls
 	// and -pxn.
 	Policy, Group, GPUType, Force string
@@ -152,6 +155,13 @@ func (r StudyRequest) Run(w io.Writer) (*Study, error) {
 	}
 	m.Mesh = r.Fabric == "mesh"
 	req := GroupRequest(op, r.Ranks, r.GPUsPerServer, bytes)
+	switch r.ChunkBytes {
+	case "", "simccl":
+		req.Truncate = true
+	case "exact":
+	default:
+		return nil, lex.BadInputf("-chunk-bytes %q: expected simccl or exact", r.ChunkBytes)
+	}
 	a, err := r.choose(op, &req, w)
 	if err != nil {
 		return nil, err
@@ -188,7 +198,7 @@ func (r StudyRequest) choose(op ccl.Op, req *ccl.Request, w io.Writer) (Name, er
 		return "", lex.BadInputf("-force: %v", err)
 	}
 	sel, err := NewSelector(Options{Policy: Policy(r.Policy), GPUType: r.GPUType, NVLS: r.NVLS, PXN: r.PXN,
-		PXNVariant: r.Params.PXN, Force: force})
+		PXNVariant: r.Params.PXN, Force: force, ExactBytes: !req.Truncate})
 	if err != nil {
 		return "", lex.BadInputf("-policy: %v", err)
 	}

@@ -15,11 +15,11 @@ func collective(req ccl.Request) (ccl.Collective, error) {
 	}
 	n := len(req.Ranks)
 	return ccl.Collective{Op: req.Op, Ranks: req.Ranks, GPUsPerServer: req.GPUsPerServer,
-		TotalGPUs: req.TotalGPUs, Bytes: req.Bytes, Pieces: n * n}, nil
+		TotalGPUs: req.TotalGPUs, Bytes: req.Bytes, Pieces: n * n, Truncate: req.Truncate}, nil
 }
 
 // flow is group index i's block for group index j: piece i·n + j, Bytes/n (the first Bytes mod n
-// destinations one byte more, as ccl.Collective.PieceBytes splits it).
+// destinations one byte more, or none with Truncate, as ccl.Collective.PieceBytes splits it).
 func flow(c *ccl.Collective, i, j int, kind ccl.FlowKind, chunk int) ccl.Flow {
 	n := len(c.Ranks)
 	p := int32(i*n + j)

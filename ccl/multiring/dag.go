@@ -143,7 +143,7 @@ func Build(req ccl.Request, rings [][]int) (*ccl.FlowDAG, error) {
 	}
 	b := ccl.NewDAGBuilder(ccl.Collective{
 		Op: req.Op, Ranks: req.Ranks, GPUsPerServer: req.GPUsPerServer, TotalGPUs: req.TotalGPUs,
-		Bytes: req.Bytes, Pieces: pieces,
+		Bytes: req.Bytes, Pieces: pieces, Truncate: req.Truncate,
 	})
 	if n == 1 {
 		return b.Build()

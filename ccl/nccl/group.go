@@ -94,6 +94,7 @@ func collective(req *ccl.Request, pieces int) ccl.Collective {
 		TotalGPUs:     req.TotalGPUs,
 		Bytes:         req.Bytes,
 		Pieces:        max(pieces, 1),
+		Truncate:      req.Truncate,
 	}
 }
 

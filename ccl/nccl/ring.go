@@ -10,7 +10,8 @@ import (
 // Ring builds SimCCL's ring decomposition of an all-reduce, reduce-scatter or all-gather
 // (ccl-facts.md §1.3–1.4), or, for an all-to-all, SimCCL's one-shot all-to-all (every ordered
 // pair one flow of Bytes/n on channel 0, no dependencies). With opt.PXN the server-crossing hops
-// are relayed as opt.PXNVariant says (see the package documentation).
+// are relayed as opt.PXNVariant says (see the package documentation). With req.Truncate the
+// flows carry SimCCL's integer chunks, and a ring whose chunks are 0 bytes has no flows.
 //
 // The DAG is arithmetic: flows, parents and children are computed from the flow id, so a ring
 // over 1,024 GPUs (16.7 million flows) takes O(n) memory.
@@ -71,12 +72,17 @@ func newRing(req *ccl.Request, pxn, simccl bool) (*ringDAG, error) {
 		C = g.maxM
 	}
 	d := &ringDAG{g: g, C: C, m: g.maxM}
-	switch req.Op {
-	case ccl.OpAllReduce:
+	d.coll = collective(req, n*C)
+	switch {
+	case d.coll.Empty():
+		// SimCCL sends a channel's chunks while less than its share is out
+		// (genAllReduceRingFlowModels' `while (send_size < data_size)`): a share of 0 bytes
+		// sends nothing, and the collective is done when it is issued.
+	case req.Op == ccl.OpAllReduce:
 		d.steps, d.rsSteps = 2*(n-1), n-1
-	case ccl.OpReduceScatter:
+	case req.Op == ccl.OpReduceScatter:
 		d.steps, d.rsSteps = n-1, n-1
-	case ccl.OpAllGather:
+	case req.Op == ccl.OpAllGather:
 		d.steps, d.rsSteps = n-1, 0
 	}
 	d.pxn = pxn && g.nsrv >= 2 && g.maxM >= 2
@@ -93,7 +99,6 @@ func newRing(req *ccl.Request, pxn, simccl bool) (*ringDAG, error) {
 		return nil, err
 	}
 	d.chanDiv, d.nDiv = newDivider(d.chanSize), newDivider(int64(n))
-	d.coll = collective(req, n*C)
 	return d, nil
 }
 

@@ -106,6 +106,62 @@ func TestRingFlowSizes(t *testing.T) {
 	}
 }
 
+// SimCCL's integer chunks (ccl.Request.Truncate): chunk = data_size / nranks / channels in
+// integers, the remainder never sent; a ring whose chunk is 0 bytes has no flow (its while loop
+// never runs), an all-to-all still has its pairs (of 0 bytes, which the network sends as 1).
+// Without Truncate the first S mod (n·C) pieces are one byte larger.
+func TestRingTruncatesAsSimCCL(t *testing.T) {
+	for _, c := range []struct {
+		op             ccl.Op
+		n, gps         int
+		bytes          int64
+		pxn            bool
+		flows, perFlow int64 // truncated
+		exactFlows     int64 // without Truncate, of perFlow or perFlow+1 bytes
+	}{
+		{ccl.OpAllReduce, 8, 8, 4, false, 0, 0, 896},                 // AICB's 4-byte all-reduces on TP 8
+		{ccl.OpAllGather, 2, 1, 1, false, 0, 0, 2},                   // AICB's 1-byte all-gather on DP 2
+		{ccl.OpAllReduce, 16, 8, 16*8 - 1, true, 0, 0, 8 * 30 * 18},  // PXN too
+		{ccl.OpAllReduce, 8, 8, 1000, false, 896, 15, 896},           // 1000 = 64·15 + 40
+		{ccl.OpReduceScatter, 16, 8, 119162, false, 1920, 930, 1920}, // a ZeRO-3 size of AICB's
+		{ccl.OpAllToAll, 4, 4, 3, false, 12, 0, 12},                  // 3 bytes over 4 ranks: pairs of 0
+	} {
+		for _, truncate := range []bool{true, false} {
+			req := consecutive(c.op, c.n, c.gps, c.bytes)
+			req.Truncate = truncate
+			opt := Options{PXN: c.pxn}
+			d, err := Ring(req, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("%s of %d B on %d (truncated %v)", c.op, c.bytes, c.n, truncate)
+			want := c.flows
+			if !truncate {
+				want = c.exactFlows
+			}
+			if int64(d.NumFlows()) != want {
+				t.Errorf("%s: %d flows, want %d", name, d.NumFlows(), want)
+			}
+			larger := 0
+			for i := range d.NumFlows() {
+				f := d.Flow(ccl.FlowID(i))
+				if f.Bytes == c.perFlow+1 && !truncate {
+					larger++
+				} else if f.Bytes != c.perFlow {
+					t.Fatalf("%s: flow %d is %d bytes, want %d", name, i, f.Bytes, c.perFlow)
+				}
+			}
+			if !truncate && larger == 0 {
+				t.Errorf("%s: no flow carries a byte of the remainder", name)
+			}
+			// Nothing lost beyond the truncation: every rank ends with what it is promised.
+			if err := ccl.CheckWith(d, ccl.CheckOptions{AllowRedundant: opt.RedundantDeliveries(c.op)}); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+	}
+}
+
 // The NCCL-like PXN: no ring flow crosses servers; each relay hop stays in its server and each
 // network hop joins two GPUs of the same rail (for SimAI's groups); the flow counts per phase.
 func TestPXNStructure(t *testing.T) {

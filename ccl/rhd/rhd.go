@@ -126,7 +126,7 @@ func New(req ccl.Request) (*ccl.FlowDAG, error) {
 
 func collective(req ccl.Request, pieces int) ccl.Collective {
 	return ccl.Collective{Op: req.Op, Ranks: req.Ranks, GPUsPerServer: req.GPUsPerServer,
-		TotalGPUs: req.TotalGPUs, Bytes: req.Bytes, Pieces: pieces}
+		TotalGPUs: req.TotalGPUs, Bytes: req.Bytes, Pieces: pieces, Truncate: req.Truncate}
 }
 
 func check(req ccl.Request, op ccl.Op) error {

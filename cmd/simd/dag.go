@@ -36,6 +36,7 @@ func dagFlagSet(o *dagOptions) *flag.FlagSet {
 	fs.IntVar(&o.Ranks, "n", 8, "`N` ranks in the group (GPUs 0..N-1)")
 	fs.IntVar(&o.GPUsPerServer, "gps", 8, "`G` GPUs per server")
 	fs.StringVar(&o.Size, "size", "64MiB", "`BYTES` of the whole buffer (all-gather: the gathered output; all-to-all: what each rank sends); a number with an optional K, M, G (×1000) or KiB, MiB, GiB (×1024) suffix")
+	fs.StringVar(&o.ChunkBytes, "chunk-bytes", "simccl", "`RULE`: "+chunkBytesUsage)
 	fs.IntVar(&o.Params.Chunks, "chunks", 0, "`N` chunks per channel for tree, nvls and nvlstree (0: the algorithm's default)")
 	fs.StringVar(&o.out, "o", "", "write the DAG as CSV to the `FILE` ("+ccl.CSVHeader+")")
 	fs.BoolVar(&o.Check, "check", false, "prove the DAG correct: every rank ends with what the collective promises, nothing sent before its parents arrive, no bytes invented or lost")

@@ -96,6 +96,9 @@ type ChakraRequest struct {
 type EventRequest struct {
 	NVLS, PXN  bool            // -nvls, -pxn
 	PXNVariant nccl.PXNVariant // -pxn-variant
+	// ChunkBytes is how collectives cut their data (-chunk-bytes): simccl ("" too), SimCCL's
+	// integer chunks (ccl.Request.Truncate), or exact, every byte sent.
+	ChunkBytes string
 	// AlgoPolicy is the selector's policy (-algo-policy); without AlgoPolicyGiven a Chakra trace
 	// takes nccl instead, since NCCL's tuning chose the algorithms of the collectives it records.
 	AlgoPolicy      string
@@ -267,6 +270,13 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 		policy = "nccl"
 	}
 	opt.Algorithms = algo.Options{Policy: algo.Policy(policy), NVLS: e.NVLS, PXN: e.PXN, PXNVariant: e.PXNVariant, Force: force}
+	switch e.ChunkBytes {
+	case "", "simccl":
+	case "exact":
+		opt.Algorithms.ExactBytes = true
+	default:
+		return opt, BadInputf("-chunk-bytes: %q: expected simccl or exact", e.ChunkBytes)
+	}
 	opt.SendLatency, opt.QPsPerConnection = -1, e.QPsPerConn // -1: SimAI's table, unless AS_SEND_LAT
 	if e.SendLatencyNs >= 0 {
 		opt.SendLatency = engine.Time(e.SendLatencyNs) * engine.Nanosecond

@@ -196,7 +196,7 @@ func estimateTraceMemory(t *chakra.Trace, sel *algo.Selector, gps, totalGPUs, li
 		if err != nil {
 			return
 		}
-		req := ccl.Request{Op: c.Op, Ranks: c.Ranks, GPUsPerServer: gps, TotalGPUs: totalGPUs, Bytes: c.Bytes}
+		req := ccl.Request{Op: c.Op, Ranks: c.Ranks, GPUsPerServer: gps, TotalGPUs: totalGPUs, Bytes: c.Bytes, Truncate: sel.Truncates()}
 		var choice algo.Choice
 		if choice, err = sel.Choose(c.Op, groupKind(&req), &req); err != nil {
 			return

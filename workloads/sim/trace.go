@@ -201,7 +201,7 @@ func (n *traceNetwork) plan(op ccl.Op, ranks []int32, bytes int64) (algo.Planned
 	if p, ok := n.planned[k]; ok {
 		return p, nil
 	}
-	req := ccl.Request{Op: op, Ranks: ranks, GPUsPerServer: n.gps, TotalGPUs: n.total, Bytes: bytes}
+	req := ccl.Request{Op: op, Ranks: ranks, GPUsPerServer: n.gps, TotalGPUs: n.total, Bytes: bytes, Truncate: n.sel.Truncates()}
 	c, err := n.sel.Choose(op, groupKind(&req), &req)
 	if err != nil {
 		return algo.Planned{}, err
