@@ -126,7 +126,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []flagtable.Group) {
 			{Names: []string{"-nvls"}, Usage: "NVLS for TP all-reduces of 8 or more Hopper GPUs (SimAI's AS_NVLS_ENABLE=1)", Default: "from AS_NVLS_ENABLE", Define: boolean(&e.NVLS)},
 			{Names: []string{"-pxn"}, Usage: "PXN relays for rings (and, with -pxn-variant nccl, all-to-alls) across servers (SimAI's AS_PXN_ENABLE=1)", Default: "from AS_PXN_ENABLE", Define: boolean(&e.PXN)},
 			{Names: []string{"-pxn-variant"}, Arg: "VARIANT", Usage: pxnVariantUsage, Default: "simccl", Define: val(flagtable.NewValue(&e.PXNVariant, nccl.ParsePXNVariant))},
-			{Names: []string{"-chunk-bytes"}, Arg: "RULE", Usage: chunkBytesUsage, Default: "simccl", Define: str(&e.ChunkBytes)},
+			{Names: []string{"-chunk-bytes"}, Arg: "RULE", Usage: chunkBytesUsage, Default: "simccl; exact for a Chakra trace", Define: str(&e.ChunkBytes)},
 			{Names: []string{"-algo-policy"}, Arg: "POLICY", Usage: "how collectives choose their algorithm: simccl (SimAI's rule) or nccl (NCCL 2.30's tuning model)", Default: "simccl; nccl for a Chakra trace", Define: str(&e.AlgoPolicy)},
 			{Names: []string{"-force-algo"}, Arg: "LIST", Usage: "algorithms forced per group kind, e.g. TP=nvls,DP=rhd,EP=pairwise (ring, tree, nvls, nvlstree, pxn, multiring, rhd, direct, pairwise)", Define: str(&e.ForceAlgo)},
 			{Names: []string{"-send-lat"}, Arg: "NS", Usage: "start latency of every flow, ns (SimAI's AS_SEND_LAT, which is in µs, also works)", Default: "SimAI's per-algorithm table, in ns", Define: func(n, u string) { fs.Int64Var(&e.SendLatencyNs, n, -1, u) }},

@@ -32,3 +32,27 @@ func TestSetFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// -chunk-bytes: unset, a SimAI workload's collectives are cut as SimCCL cuts them and a Chakra
+// trace's send every byte (no SimCCL divided them); either is forced by name, anything else is
+// refused.
+func TestChunkBytesDefault(t *testing.T) {
+	for _, c := range []struct {
+		rule      string
+		trace     bool
+		exact, ok bool
+	}{
+		{"", false, false, true},
+		{"", true, true, true},
+		{"simccl", true, false, true},
+		{"exact", false, true, true},
+		{"Exact", false, false, false},
+	} {
+		r := Request{Event: EventRequest{ChunkBytes: c.rule, SendLatencyNs: -1, AlgoPolicy: "simccl", EPDispatch: "nccl",
+			LookupEnv: func(string) (string, bool) { return "", false }}}
+		o, err := r.eventOptions(c.trace)
+		if (err == nil) != c.ok || (c.ok && o.Algorithms.ExactBytes != c.exact) {
+			t.Errorf("-chunk-bytes %q (trace %v): exact %v, err %v; want exact %v, ok %v", c.rule, c.trace, o.Algorithms.ExactBytes, err, c.exact, c.ok)
+		}
+	}
+}

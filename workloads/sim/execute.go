@@ -96,8 +96,9 @@ type ChakraRequest struct {
 type EventRequest struct {
 	NVLS, PXN  bool            // -nvls, -pxn
 	PXNVariant nccl.PXNVariant // -pxn-variant
-	// ChunkBytes is how collectives cut their data (-chunk-bytes): simccl ("" too), SimCCL's
-	// integer chunks (ccl.Request.Truncate), or exact, every byte sent.
+	// ChunkBytes is how collectives cut their data (-chunk-bytes): simccl, SimCCL's integer
+	// chunks (ccl.Request.Truncate), or exact, every byte sent; "" is simccl, and exact for a
+	// Chakra trace, whose collectives no SimCCL divided.
 	ChunkBytes string
 	// AlgoPolicy is the selector's policy (-algo-policy); without AlgoPolicyGiven a Chakra trace
 	// takes nccl instead, since NCCL's tuning chose the algorithms of the collectives it records.
@@ -271,7 +272,9 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 	}
 	opt.Algorithms = algo.Options{Policy: algo.Policy(policy), NVLS: e.NVLS, PXN: e.PXN, PXNVariant: e.PXNVariant, Force: force}
 	switch e.ChunkBytes {
-	case "", "simccl":
+	case "simccl":
+	case "":
+		opt.Algorithms.ExactBytes = trace
 	case "exact":
 		opt.Algorithms.ExactBytes = true
 	default:
