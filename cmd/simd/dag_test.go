@@ -94,6 +94,33 @@ func TestDAGAuto(t *testing.T) {
 	}
 }
 
+// -chunk-bytes: SimCCL's integer chunks by default (1000 B over 8 ranks × 8 channels: 64 × 15 B
+// a step, 40 B never sent, said so under -check; 4 B: no flow at all), every byte with exact.
+func TestDAGChunkBytes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-size", "1000"}, []string{"flows: 896, bytes sent: 13440,", "note: SimCCL's integer chunks leave 40 of the 1000 bytes unsent", "check: ok"}},
+		{[]string{"-size", "1000", "-chunk-bytes", "exact"}, []string{"flows: 896, bytes sent: 14000,", "check: ok"}},
+		{[]string{"-size", "4"}, []string{"flows: 0, bytes sent: 0,", "leave 4 of the 4 bytes unsent", "check: ok"}},
+		{[]string{"-op", "alltoall", "-size", "1001", "-n", "4"}, []string{"leave 1 of the 1001 bytes each rank sends unsent"}},
+	} {
+		code, out, errOut := runCLI(t, t.TempDir(), append([]string{"dag", "-n", "8", "-check"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", c.args, w, out)
+			}
+		}
+		if c.args[len(c.args)-1] == "exact" && strings.Contains(out, "unsent") {
+			t.Errorf("%v: a note of unsent bytes:\n%s", c.args, out)
+		}
+	}
+}
+
 func TestDAGErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"-op", "broadcast"},
@@ -107,6 +134,7 @@ func TestDAGErrors(t *testing.T) {
 		{"-algo", "auto", "-policy", "fastest"},
 		{"-algo", "auto", "-force", "TP=bruck"},
 		{"-algo", "pxn", "-pxn-variant", "msccl"},
+		{"-chunk-bytes", "floor"},
 		{"-bogus"},
 		{"extra"},                // a positional argument: simd dag takes none
 		{"-n", "4", "allgather"}, // the op without its flag
