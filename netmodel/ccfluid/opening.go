@@ -51,7 +51,7 @@ func (n *Network) beginOpening(id int32, now engine.Time) {
 		return
 	}
 	for int(id) >= len(n.open) {
-		n.open = append(n.open, openState{})
+		n.open = appendDoubling(n.open, openState{})
 	}
 	f := &n.flows[id]
 	w := n.window(id, n.ccRate(id))

@@ -419,7 +419,7 @@ func (n *Network) joinAckLinks(id int32) {
 	for k := f.hops; k < f.hops+f.ack; k++ {
 		lk := &n.links[n.arena[f.off+k]]
 		n.apos[f.off+k] = int32(len(lk.ackOn))
-		lk.ackOn = append(lk.ackOn, entry{f: id, ap: f.off + k})
+		lk.ackOn = appendDoubling(lk.ackOn, entry{f: id, ap: f.off + k})
 	}
 }
 
