@@ -108,7 +108,7 @@ func (f Footprint) Scaled(k int) (Footprint, error) {
 //     ranges); Roots = 2^k; Stored = Flows; Width = 2^k (every rank's sends form a chain, and
 //     a fold flow is the parent of its partner's first send), p for the all-gather (whose
 //     partners send their two unfold ranges at once).
-//   - Direct all-to-all: Flows = Roots = Width = Stored = n(n−1).
+//   - Direct all-to-all: Flows = Roots = Width = n(n−1), Stored = 0 (arithmetic).
 //   - Pairwise all-to-all: Flows = Stored = n(n−1), Roots = Width = n (a rank's sends form a
 //     chain: one round in flight).
 func FootprintOf(a Name, req ccl.Request, p Params) (Footprint, error) {
@@ -162,7 +162,7 @@ func FootprintOf(a Name, req ccl.Request, p Params) (Footprint, error) {
 		f = rhdCounts(req.Op, n, &c)
 	case Direct:
 		x := c.mul(n, n-1)
-		f = Footprint{Flows: x, Roots: x, Width: x, Stored: x}
+		f = Footprint{Flows: x, Roots: x, Width: x} // arithmetic: nothing stored
 	case Pairwise:
 		f = Footprint{Flows: c.mul(n, n-1)}
 		if n >= 2 {

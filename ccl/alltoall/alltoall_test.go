@@ -21,8 +21,8 @@ func request(n, gps int, bytes int64) ccl.Request {
 
 var generators = []struct {
 	name string
-	gen  func(ccl.Request) (*ccl.FlowDAG, error)
-}{{"direct", Direct}, {"pairwise", Pairwise}}
+	gen  func(ccl.Request) (ccl.DAG, error)
+}{{"direct", Direct}, {"pairwise", func(r ccl.Request) (ccl.DAG, error) { return Pairwise(r) }}}
 
 // Every DAG passes the checker. GPUsPerServer does not change the DAGs (only which NVSwitch
 // endpoints the checker allows), so two values suffice.
@@ -56,7 +56,8 @@ func TestStructure(t *testing.T) {
 	for _, n := range []int{2, 3, 7, 8, 12} {
 		S := int64(100*n + 3) // blocks of S/n, the first S mod n of every rank one byte larger
 		d, _ := Direct(request(n, 8, S))
-		for i, f := range d.Flows {
+		for i := range d.NumFlows() {
+			f := d.Flow(ccl.FlowID(i))
 			if len(d.Parents(ccl.FlowID(i), nil)) != 0 {
 				t.Fatalf("direct n=%d: flow %d has parents", n, i)
 			}
@@ -154,7 +155,8 @@ func TestTimeMatchesDAG(t *testing.T) {
 		for i := range sizes {
 			sizes[i] = make([]int64, n)
 		}
-		for _, f := range d.Flows {
+		for id := range d.NumFlows() {
+			f := d.Flow(ccl.FlowID(id))
 			sizes[f.PieceLo/int32(n)][f.PieceLo%int32(n)] = f.Bytes
 		}
 		wantV, _ := PairwiseTimeV(sizes, ab)
@@ -164,7 +166,8 @@ func TestTimeMatchesDAG(t *testing.T) {
 		dd, _ := Direct(request(n, 8, S))
 		port := map[int32]int64{}
 		var link int64
-		for _, f := range dd.Flows {
+		for id := range dd.NumFlows() {
+			f := dd.Flow(ccl.FlowID(id))
 			port[f.Src] += f.Bytes
 			link = max(link, f.Bytes)
 		}
@@ -182,7 +185,7 @@ func TestTimeMatchesDAG(t *testing.T) {
 
 // edit rebuilds d with flow i's parents replaced by what f returns; keep=false drops the flow,
 // dup=true appends a second copy.
-func edit(t *testing.T, d *ccl.FlowDAG, f func(i int, ps []ccl.FlowID) (ps2 []ccl.FlowID, keep, dup bool)) *ccl.FlowDAG {
+func edit(t *testing.T, d ccl.DAG, f func(i int, ps []ccl.FlowID) (ps2 []ccl.FlowID, keep, dup bool)) *ccl.FlowDAG {
 	t.Helper()
 	out, err := ccl.EditDAG(d, func(id ccl.FlowID, _ *ccl.Flow, ps []ccl.FlowID) ([]ccl.FlowID, bool, bool) { return f(int(id), ps) })
 	if err != nil {
@@ -198,7 +201,7 @@ func TestCheckRejectsBrokenDAGs(t *testing.T) {
 		for _, n := range []int{2, 5, 8} {
 			name := fmt.Sprintf("%s/n=%d", g.name, n)
 			d, _ := g.gen(request(n, 8, 800))
-			for victim := range d.Flows {
+			for victim := range d.NumFlows() {
 				drop := edit(t, d, func(i int, ps []ccl.FlowID) ([]ccl.FlowID, bool, bool) { return ps, i != victim, false })
 				if ccl.Check(drop) == nil {
 					t.Fatalf("%s: dropping flow %d was accepted", name, victim)
