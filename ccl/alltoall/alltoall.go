@@ -31,8 +31,8 @@ func flow(c *ccl.Collective, i, j int, kind ccl.FlowKind, chunk int) ccl.Flow {
 // Direct is the all-to-all with every ordered pair (i, j), i ≠ j, one flow of Bytes/n, all
 // sent at once: n(n−1) flows without parents, all in step (Chunk) 0. Flow i·(n−1) + k − 1 is
 // group index i's block for (i+k) mod n. The DAG is arithmetic: a million-flow all-to-all
-// stores no flow (as a FlowDAG its 40 MB of flows and their empty parent lists were the
-// all-to-all's first touch of fresh memory, a tenth of alltoall-1024's run).
+// stores no flow (as a FlowDAG its 40 MB of flows and their empty parent lists were fresh
+// memory to clear as the run starts; alltoall-1024 runs in 0.96 of the time without them).
 func Direct(req ccl.Request) (ccl.DAG, error) {
 	c, err := collective(req)
 	if err != nil {
