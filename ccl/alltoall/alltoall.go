@@ -42,46 +42,7 @@ func Direct(req ccl.Request) (ccl.DAG, error) {
 	if int64(n)*int64(n-1) > math.MaxInt32 {
 		return nil, fmt.Errorf("alltoall: %d ranks have more flows than a DAG can number", n)
 	}
-	return &directDAG{coll: c, n: n}, nil
-}
-
-// directDAG is Direct's DAG as arithmetic on flow ids.
-type directDAG struct {
-	coll ccl.Collective
-	n    int
-}
-
-// Collective implements ccl.DAG.
-func (d *directDAG) Collective() *ccl.Collective { return &d.coll }
-
-// NumFlows implements ccl.DAG.
-func (d *directDAG) NumFlows() int { return d.n * (d.n - 1) }
-
-// Flow implements ccl.DAG.
-func (d *directDAG) Flow(id ccl.FlowID) ccl.Flow {
-	i, k := int(id)/(d.n-1), int(id)%(d.n-1)+1
-	j := i + k
-	if j >= d.n {
-		j -= d.n
-	}
-	return flow(&d.coll, i, j, ccl.KindDirect, 0)
-}
-
-// Parents implements ccl.DAG: no flow waits.
-func (d *directDAG) Parents(_ ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID { return buf }
-
-// Children implements ccl.DAG.
-func (d *directDAG) Children(_ ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID { return buf }
-
-// SingleParent implements ccl.SingleParentDAG.
-func (d *directDAG) SingleParent() bool { return true }
-
-// Roots implements ccl.RootsDAG: every flow, in id order.
-func (d *directDAG) Roots(buf []ccl.FlowID) []ccl.FlowID {
-	for id := range ccl.FlowID(d.NumFlows()) {
-		buf = append(buf, id)
-	}
-	return buf
+	return &ccl.PairsDAG{Coll: c, Rotated: true}, nil
 }
 
 // Pairwise is the all-to-all in n−1 rounds: in round k (k = 1..n−1) group index i sends its

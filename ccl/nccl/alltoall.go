@@ -15,7 +15,7 @@ func allToAll(req *ccl.Request, pxn bool) (ccl.DAG, error) {
 	}
 	coll := collective(req, n*n)
 	if !pxn {
-		return &a2aDAG{coll: coll, n: n}, nil
+		return &ccl.PairsDAG{Coll: coll}, nil
 	}
 	g := newGeometry(req)
 	member := make(map[int32]int, n)
@@ -59,36 +59,3 @@ func a2aChannel(g *geometry, i, j int, gps int32) int32 {
 	dl := mod(int(g.ranks[j]%gps)-int(g.ranks[i]%gps), int(gps))
 	return int32((ds-1)*int(gps) + dl)
 }
-
-// a2aDAG is SimCCL's all-to-all as arithmetic: flow i·(n−1)+j' goes from group index i to the
-// j'-th other member.
-type a2aDAG struct {
-	coll ccl.Collective
-	n    int
-}
-
-// Collective implements ccl.DAG.
-func (d *a2aDAG) Collective() *ccl.Collective { return &d.coll }
-
-// NumFlows implements ccl.DAG.
-func (d *a2aDAG) NumFlows() int { return d.n * (d.n - 1) }
-
-// Flow implements ccl.DAG.
-func (d *a2aDAG) Flow(id ccl.FlowID) ccl.Flow {
-	i, j := int(id)/(d.n-1), int(id)%(d.n-1)
-	if j >= i {
-		j++
-	}
-	piece := int32(i*d.n + j)
-	return ccl.Flow{
-		Src: d.coll.Ranks[i], Dst: d.coll.Ranks[j],
-		Bytes: d.coll.PieceBytes(int(piece)),
-		Kind:  ccl.KindDirect, PieceLo: piece, PieceHi: piece + 1,
-	}
-}
-
-// Parents implements ccl.DAG: no flow waits.
-func (d *a2aDAG) Parents(_ ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID { return buf }
-
-// Children implements ccl.DAG.
-func (d *a2aDAG) Children(_ ccl.FlowID, buf []ccl.FlowID) []ccl.FlowID { return buf }
