@@ -1,7 +1,6 @@
 package netmodel
 
 import (
-	"bufio"
 	"io"
 	"math/bits"
 	"strconv"
@@ -22,17 +21,19 @@ import (
 // (§7.6; 0 and the direct link's rate when an endpoint is an NVSwitch). SimAI computes the last
 // term in 64-bit integers, which overflows above about 2.3 GB; simd keeps 128 bits.
 type FCTLog struct {
-	w       *bufio.Writer
+	w       io.Writer
 	fab     *Fabric
 	payload int
-	line    []byte
-	err     error
+	// buf holds the lines not yet written: they are formatted into it in place and it goes to
+	// w whole when it is nearly full (a bufio.Writer would copy every line once more).
+	buf []byte
+	err error
 
 	// router computes the figures of the pairs, kept in pairs, on the goroutine that formats
 	// the lines: the fabric's router, or a Concurrent log's own (a Router is not safe for
 	// concurrent use; the graph it reads is).
 	router *route.Router
-	pairs  map[uint64]pairFigures
+	pairs  pairTable[pairFigures]
 
 	pipe *pipe[fctLine] // Concurrent: the lines are formatted and written on its goroutine
 }
@@ -40,7 +41,13 @@ type FCTLog struct {
 type pairFigures struct {
 	rttNs uint64
 	bw    uint64 // bits/s
+	known bool   // computed (figures)
 }
+
+const (
+	fctBuffer  = 1 << 18 // bytes of lines written at once
+	fctLineMax = 128     // the longest line: 2 × 8 hex digits, 2 × 5 and 4 × 20 digits, 8 separators
+)
 
 // fctLine is what one line of fct.txt is made of, before it is formatted: 40 bytes.
 type fctLine struct {
@@ -56,7 +63,7 @@ func NewFCTLog(w io.Writer, fab *Fabric, payload int) *FCTLog {
 	if payload < 1 {
 		payload = 1
 	}
-	return &FCTLog{w: bufio.NewWriterSize(w, 1<<16), fab: fab, payload: payload, router: fab.Router, pairs: map[uint64]pairFigures{}}
+	return &FCTLog{w: w, fab: fab, payload: payload, buf: make([]byte, 0, fctBuffer), router: fab.Router}
 }
 
 // Concurrent moves the formatting and writing of the lines to a goroutine of the log's own
@@ -95,22 +102,39 @@ func (l *FCTLog) FlowDone(r *FlowRecord) {
 		line.first = r.Path[0]
 	}
 	if l.pipe == nil {
-		l.line = l.appendLine(l.line[:0], line)
-		if _, err := l.w.Write(l.line); err != nil {
-			l.err = err
-		}
+		l.err = l.format(line)
 	}
 }
 
 // writeLines formats and writes a batch of lines (on the pipe's goroutine).
 func (l *FCTLog) writeLines(batch []fctLine) error {
 	for i := range batch {
-		l.line = l.appendLine(l.line[:0], &batch[i])
-		if _, err := l.w.Write(l.line); err != nil {
+		if err := l.format(&batch[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// format appends line r to the buffer, writing the buffer out first when r might not fit.
+func (l *FCTLog) format(r *fctLine) error {
+	if cap(l.buf)-len(l.buf) < fctLineMax {
+		if err := l.writeOut(); err != nil {
+			return err
+		}
+	}
+	l.buf = l.appendLine(l.buf, r)
+	return nil
+}
+
+// writeOut writes the buffered lines to w.
+func (l *FCTLog) writeOut() error {
+	if len(l.buf) == 0 {
+		return nil
+	}
+	_, err := l.w.Write(l.buf)
+	l.buf = l.buf[:0]
+	return err
 }
 
 // appendLine appends the text of line r to b: the ideal FCT is computed here, in 128 bits.
@@ -144,13 +168,12 @@ func (l *FCTLog) appendLine(b []byte, r *fctLine) []byte {
 // pair returns the figures of line r's pair: those kept since its first flow, else the
 // router's now.
 func (l *FCTLog) pair(r *fctLine) pairFigures {
-	key := uint64(uint32(r.src))<<32 | uint64(uint32(r.dst))
-	if pf, ok := l.pairs[key]; ok {
-		return pf
+	pf := l.pairs.get(r.src, r.dst)
+	if !pf.known {
+		*pf = l.figures(r)
+		pf.known = true
 	}
-	pf := l.figures(r)
-	l.pairs[key] = pf
-	return pf
+	return *pf
 }
 
 // figures computes the figures of line r's pair.
@@ -169,10 +192,8 @@ func (l *FCTLog) figures(r *fctLine) pairFigures {
 
 func appendHex8(b []byte, v uint32) []byte {
 	const hex = "0123456789abcdef"
-	for s := 28; s >= 0; s -= 4 {
-		b = append(b, hex[(v>>uint(s))&0xf])
-	}
-	return b
+	return append(b, hex[v>>28], hex[v>>24&0xf], hex[v>>20&0xf], hex[v>>16&0xf],
+		hex[v>>12&0xf], hex[v>>8&0xf], hex[v>>4&0xf], hex[v&0xf])
 }
 
 // Flush writes what is buffered and reports the first write error. A Concurrent log first
@@ -182,7 +203,8 @@ func (l *FCTLog) Flush() error {
 	if l.err != nil {
 		return l.err
 	}
-	return l.w.Flush()
+	l.err = l.writeOut()
+	return l.err
 }
 
 // Stop waits for a Concurrent log's goroutine to format every line logged so far and ends it,

@@ -3,6 +3,9 @@ package netmodel
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -10,6 +13,7 @@ import (
 	"simd/ccl/nccl"
 	"simd/engine"
 	"simd/topo"
+	"simd/topo/route"
 )
 
 // fctRun runs a ring all-reduce over 64 GPUs (64,512 flows: every batch of the pipe is reused) and
@@ -142,5 +146,51 @@ func TestFCTLogConcurrentLinkDown(t *testing.T) {
 	}
 	if ideal["0b000101"] <= ideal["0b000001"] {
 		t.Errorf("ideal FCT from GPU 1 %s, from GPU 0 %s: the detour is not counted\n%s", ideal["0b000101"], ideal["0b000001"], &out[0])
+	}
+}
+
+// Every line of fct.txt is what C's printf makes of ns-3's format (simai-formats.md §6.3),
+// however large its numbers, and no longer than the room the log keeps for one line before
+// writing out its buffer.
+func TestFCTLineFormat(t *testing.T) {
+	const payload = 9000
+	l := &FCTLog{payload: payload}
+	rng := rand.New(rand.NewPCG(7, 7))
+	pick := func(max uint64) uint64 {
+		switch rng.IntN(4) {
+		case 0:
+			return 0
+		case 1:
+			return max
+		default:
+			return rng.Uint64N(max)
+		}
+	}
+	for i := range 20000 {
+		r := fctLine{src: rng.Int32N(1 << 20), dst: rng.Int32N(1 << 20), sport: uint16(pick(1<<16 - 1)), dport: uint16(pick(1<<16 - 1)),
+			size: pick(1 << 63), startNs: int64(pick(1<<63 - 1)), fctNs: int64(pick(1<<63 - 1))}
+		pf := l.pairs.get(r.src, r.dst)
+		if !pf.known {
+			*pf = pairFigures{rttNs: pick(1 << 40), bw: pick(1 << 45), known: true}
+		}
+		got := string(l.appendLine(nil, &r))
+		// The ideal FCT in 128 bits (big.Int): rtt + (size + ⌈size/payload⌉·52)·8e9/bw.
+		total := new(big.Int).SetUint64(r.size)
+		total.Add(total, new(big.Int).Mul(new(big.Int).SetUint64((r.size+payload-1)/payload), big.NewInt(52)))
+		var tx uint64
+		if pf.bw > 0 {
+			q := new(big.Int).Div(new(big.Int).Mul(total, big.NewInt(8_000_000_000)), new(big.Int).SetUint64(pf.bw))
+			if q.IsUint64() {
+				tx = q.Uint64()
+			}
+		}
+		want := fmt.Sprintf("%08x %08x %d %d %d %d %d %d\n", route.NodeIP(r.src), route.NodeIP(r.dst), r.sport, r.dport,
+			r.size, r.startNs, r.fctNs, pf.rttNs+tx)
+		if got != want {
+			t.Fatalf("line %d: %q, want %q", i, got, want)
+		}
+		if len(got) > fctLineMax {
+			t.Fatalf("line %d: %d bytes, the log keeps room for %d", i, len(got), fctLineMax)
+		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 func TestPairTableAgainstMap(t *testing.T) {
 	for _, peers := range []int32{3, scanPairs, scanPairs + 1, 300} {
 		rng := rand.New(rand.NewPCG(uint64(peers), 1))
-		var tab pairTable
+		var tab pairTable[pairState]
 		ref := map[[2]int32]uint32{}
 		for range 20000 {
 			src, dst := rng.Int32N(40), rng.Int32N(peers)*7

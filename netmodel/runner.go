@@ -98,7 +98,7 @@ type Simulator struct {
 
 	// pairs holds, per (src, dst) node pair, the next source port and, for pairs with a single
 	// path (inside a server, on one rail: their route does not depend on the ports), the path.
-	pairs     pairTable
+	pairs     pairTable[pairState]
 	pathArena []int32
 	pathBuf   []int32
 	kids      []ccl.FlowID
