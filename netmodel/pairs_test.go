@@ -9,7 +9,7 @@ import (
 // with a few peers (the linear scan) and one with hundreds (the binary search), every state
 // found again with what was stored in it.
 func TestPairTableAgainstMap(t *testing.T) {
-	for _, peers := range []int32{3, scanPairs, scanPairs + 1, 300} {
+	for _, peers := range []int32{1, 3, scanPairs, scanPairs + 1, 300} {
 		rng := rand.New(rand.NewPCG(uint64(peers), 1))
 		var tab pairTable[pairState]
 		ref := map[[2]int32]uint32{}
@@ -23,14 +23,17 @@ func TestPairTableAgainstMap(t *testing.T) {
 			ref[[2]int32{src, dst}]++
 		}
 		n := 0
-		for src, list := range tab.bySrc {
+		for src, list := range tab.more {
 			for i, e := range list {
 				if i > 0 && list[i-1].dst >= e.dst {
 					t.Fatalf("peers %d: source %d's destinations out of order at %d", peers, src, i)
 				}
-				n++
+				if e.dst == tab.first[src].dst {
+					t.Fatalf("peers %d: pair (%d,%d) held twice", peers, src, e.dst)
+				}
 			}
 		}
+		tab.each(func(*pairState) { n++ })
 		if n != len(ref) {
 			t.Fatalf("peers %d: table holds %d pairs, want %d", peers, n, len(ref))
 		}

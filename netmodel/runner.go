@@ -935,12 +935,10 @@ func (m *Simulator) linkDown(a, b int32) {
 
 // forgetPaths drops every cached path: the router's answers changed. The source ports go on.
 func (m *Simulator) forgetPaths() {
-	for _, list := range m.pairs.bySrc {
-		for i := range list {
-			list[i].st.known, list[i].st.n = false, 0
-			list[i].st.ackKnown, list[i].st.ackN = false, 0
-		}
-	}
+	m.pairs.each(func(st *pairState) {
+		st.known, st.n = false, 0
+		st.ackKnown, st.ackN = false, 0
+	})
 	m.pathArena = m.pathArena[:0]
 }
 
