@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -191,6 +193,30 @@ func TestFCTLineFormat(t *testing.T) {
 		}
 		if len(got) > fctLineMax {
 			t.Fatalf("line %d: %d bytes, the log keeps room for %d", i, len(got), fctLineMax)
+		}
+	}
+}
+
+// appendDecimal and appendSigned write what strconv does at every power of ten and on either
+// side of it, and at the ends of the ranges.
+func TestAppendDecimal(t *testing.T) {
+	vals := []uint64{0, 1<<64 - 1, 1 << 63}
+	for p := uint64(1); p <= 1e19; p *= 10 {
+		vals = append(vals, p-1, p, p+1)
+	}
+	for _, v := range vals {
+		if got, want := string(appendDecimal([]byte("x"), v)), "x"+strconv.FormatUint(v, 10); got != want {
+			t.Errorf("appendDecimal(%d) = %q, want %q", v, got, want)
+		}
+		for _, s := range []int64{int64(v), -int64(v)} {
+			if got, want := string(appendSigned(nil, s)), strconv.FormatInt(s, 10); got != want {
+				t.Errorf("appendSigned(%d) = %q, want %q", s, got, want)
+			}
+		}
+	}
+	for _, s := range []int64{math.MinInt64, math.MaxInt64} {
+		if got, want := string(appendSigned(nil, s)), strconv.FormatInt(s, 10); got != want {
+			t.Errorf("appendSigned(%d) = %q, want %q", s, got, want)
 		}
 	}
 }
