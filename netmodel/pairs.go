@@ -1,14 +1,19 @@
 package netmodel
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // pairTable maps a (source, destination) node pair to a V: the simulator's pairState, the FCT
-// log's pairFigures. A source's first destination sits in a flat slice indexed by the source
-// (first), so a rank with one peer — a ring's successor — costs one cache miss per lookup;
-// its others are in a slice of their own sorted by node id (more): a collective's rank talks
-// to a handful of peers (a ring's neighbours, a tree's parent and children), where a short
-// scan beats hashing, and an all-to-all's few hundred are found by binary search. It replaced
-// a Go map keyed by the pair, whose lookups cost two cache misses per flow at 1,024 GPUs.
+// log's pairFigures. A source's last destination asked for sits in a flat slice indexed by the
+// source (first), so a rank that sends to one peer at a time — a ring's successor, a pipeline
+// stage's next stage, each in its own phase — costs one cache miss per lookup; its others are in
+// a slice of their own sorted by node id (more): a collective's rank talks to a handful of
+// peers (a ring's neighbours, a tree's parent and children), where a short scan beats hashing,
+// and an all-to-all's few hundred are found by binary search, and there they stay (moving the
+// one asked for to the front would shift hundreds). It replaced a Go map keyed by the pair,
+// whose lookups cost two cache misses per flow at 1,024 GPUs.
 type pairTable[V any] struct {
 	first []pairEntry[V] // dst < 0: the source has no pair yet
 	more  [][]pairEntry[V]
@@ -19,7 +24,8 @@ type pairEntry[V any] struct {
 	st  V
 }
 
-// scanPairs is the number of destinations searched linearly before binary search.
+// scanPairs is the number of destinations searched linearly before binary search; a source
+// with this many besides its first keeps them in place.
 const scanPairs = 8
 
 // get returns the state of pair (src, dst), adding it (zero) if it is new. The pointer is valid
@@ -28,29 +34,45 @@ func (t *pairTable[V]) get(src, dst int32) *V {
 	if int(src) >= len(t.first) {
 		t.grow(src)
 	}
-	if e := &t.first[src]; e.dst == dst {
+	e := &t.first[src]
+	if e.dst == dst {
 		return &e.st
 	} else if e.dst < 0 {
 		e.dst = dst
 		return &e.st
 	}
 	list := t.more[src]
-	var i int
+	i := find(list, dst)
+	found := i < len(list) && list[i].dst == dst
+	if len(list) >= scanPairs {
+		if !found {
+			list = slices.Insert(list, i, pairEntry[V]{dst: dst})
+			t.more[src] = list
+		}
+		return &list[i].st
+	}
+	// A short list: the pair asked for moves to the front, the one there into the list.
+	front := pairEntry[V]{dst: dst}
+	if found {
+		front = list[i]
+		list = slices.Delete(list, i, i+1)
+	}
+	old := *e
+	*e = front
+	t.more[src] = slices.Insert(list, find(list, old.dst), old)
+	return &e.st
+}
+
+// find is the position of dst in the sorted list, or where it would go.
+func find[V any](list []pairEntry[V], dst int32) int {
 	if len(list) <= scanPairs {
+		i := 0
 		for i < len(list) && list[i].dst < dst {
 			i++
 		}
-	} else {
-		i = sort.Search(len(list), func(k int) bool { return list[k].dst >= dst })
+		return i
 	}
-	if i < len(list) && list[i].dst == dst {
-		return &list[i].st
-	}
-	list = append(list, pairEntry[V]{})
-	copy(list[i+1:], list[i:])
-	list[i] = pairEntry[V]{dst: dst}
-	t.more[src] = list
-	return &list[i].st
+	return sort.Search(len(list), func(k int) bool { return list[k].dst >= dst })
 }
 
 // grow makes room for sources up to src.
