@@ -171,10 +171,11 @@ func TestFCTLineFormat(t *testing.T) {
 	for i := range 20000 {
 		r := fctLine{src: rng.Int32N(1 << 20), dst: rng.Int32N(1 << 20), sport: uint16(pick(1<<16 - 1)), dport: uint16(pick(1<<16 - 1)),
 			size: pick(1 << 63), startNs: int64(pick(1<<63 - 1)), fctNs: int64(pick(1<<63 - 1))}
-		pf := l.pairs.get(r.src, r.dst)
-		if !pf.known {
-			*pf = pairFigures{rttNs: pick(1 << 40), bw: pick(1 << 45), known: true}
+		st := l.pairs.get(r.src, r.dst)
+		if !st.known {
+			*st = pairFigures{rttNs: pick(1 << 40), bw: pick(1 << 45), known: true}
 		}
+		pf := *st // the pointer is valid until the next lookup, appendLine's
 		got := string(l.appendLine(nil, &r))
 		// The ideal FCT in 128 bits (big.Int): rtt + (size + ⌈size/payload⌉·52)·8e9/bw.
 		total := new(big.Int).SetUint64(r.size)

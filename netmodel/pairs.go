@@ -6,16 +6,20 @@ import (
 )
 
 // pairTable maps a (source, destination) node pair to a V: the simulator's pairState, the FCT
-// log's pairFigures. A source's last destination asked for sits in a flat slice indexed by the
-// source (first), so a rank that sends to one peer at a time — a ring's successor, a pipeline
-// stage's next stage, each in its own phase — costs one cache miss per lookup; its others are in
-// a slice of their own sorted by node id (more): a collective's rank talks to a handful of
-// peers (a ring's neighbours, a tree's parent and children), where a short scan beats hashing,
-// and an all-to-all's few hundred are found by binary search, and there they stay (moving the
-// one asked for to the front would shift hundreds). It replaced a Go map keyed by the pair,
-// whose lookups cost two cache misses per flow at 1,024 GPUs.
+// log's pairFigures. One destination of each source sits in a flat slice indexed by the source
+// (first), so a rank that sends to one peer at a time — a ring's successor, a pipeline stage's
+// next stage, each in its own phase — costs one cache miss per lookup; its others are in a
+// slice of their own sorted by node id (more): a collective's rank talks to a handful of peers
+// (a ring's neighbours, a tree's parent and children), where a short scan beats hashing, and
+// an all-to-all's few hundred are found by binary search. A short list's destination asked
+// for twice in a row trades places with the one in the flat slot (a phase has begun: the
+// pipeline's activations came before the data-parallel all-reduce, whose every flow went to
+// the list); one asked for in turn with the flat slot's stays where it is (a ring's two peers
+// over its channels). A long list's stay in place: moving one would shift hundreds. The table
+// replaced a Go map keyed by the pair, whose lookups cost two cache misses per flow at 1,024
+// GPUs.
 type pairTable[V any] struct {
-	first []pairEntry[V] // dst < 0: the source has no pair yet
+	first []pairFirst[V]
 	more  [][]pairEntry[V]
 }
 
@@ -24,8 +28,15 @@ type pairEntry[V any] struct {
 	st  V
 }
 
+// pairFirst is a source's pair in the flat slot: dst < 0 if the source has none yet. streak
+// counts the lookups in a row that went on to the list.
+type pairFirst[V any] struct {
+	dst, streak int32
+	st          V
+}
+
 // scanPairs is the number of destinations searched linearly before binary search; a source
-// with this many besides its first keeps them in place.
+// with more than this many besides the one in its flat slot keeps them in place.
 const scanPairs = 8
 
 // get returns the state of pair (src, dst), adding it (zero) if it is new. The pointer is valid
@@ -36,29 +47,27 @@ func (t *pairTable[V]) get(src, dst int32) *V {
 	}
 	e := &t.first[src]
 	if e.dst == dst {
+		e.streak = 0
 		return &e.st
 	} else if e.dst < 0 {
 		e.dst = dst
 		return &e.st
 	}
+	e.streak++
 	list := t.more[src]
 	i := find(list, dst)
-	found := i < len(list) && list[i].dst == dst
-	if len(list) >= scanPairs {
-		if !found {
-			list = slices.Insert(list, i, pairEntry[V]{dst: dst})
-			t.more[src] = list
-		}
+	if i == len(list) || list[i].dst != dst {
+		list = slices.Insert(list, i, pairEntry[V]{dst: dst})
+		t.more[src] = list
+	}
+	if len(list) > scanPairs || e.streak < 2 {
 		return &list[i].st
 	}
-	// A short list: the pair asked for moves to the front, the one there into the list.
-	front := pairEntry[V]{dst: dst}
-	if found {
-		front = list[i]
-		list = slices.Delete(list, i, i+1)
-	}
-	old := *e
-	*e = front
+	// The second lookup in a row of a short list's pair: it trades places with the flat slot's.
+	moved := list[i]
+	list = slices.Delete(list, i, i+1)
+	old := pairEntry[V]{dst: e.dst, st: e.st}
+	*e = pairFirst[V]{dst: moved.dst, st: moved.st}
 	t.more[src] = slices.Insert(list, find(list, old.dst), old)
 	return &e.st
 }
@@ -78,7 +87,7 @@ func find[V any](list []pairEntry[V], dst int32) int {
 // grow makes room for sources up to src.
 func (t *pairTable[V]) grow(src int32) {
 	for int(src) >= len(t.first) {
-		t.first = append(t.first, pairEntry[V]{dst: -1})
+		t.first = append(t.first, pairFirst[V]{dst: -1})
 	}
 	t.more = append(t.more, make([][]pairEntry[V], len(t.first)-len(t.more))...)
 }
