@@ -11,11 +11,12 @@ import (
 // next stage, each in its own phase — costs one cache miss per lookup; its others are in a
 // slice of their own sorted by node id (more): a collective's rank talks to a handful of peers
 // (a ring's neighbours, a tree's parent and children), where a short scan beats hashing, and
-// an all-to-all's few hundred are found by binary search. A short list's destination asked
-// for twice in a row trades places with the one in the flat slot (a phase has begun: the
-// pipeline's activations came before the data-parallel all-reduce, whose every flow went to
-// the list); one asked for in turn with the flat slot's stays where it is (a ring's two peers
-// over its channels). A long list's stay in place: moving one would shift hundreds. The table
+// an all-to-all's few hundred are found by binary search. When two lookups in a row find
+// their pairs in a short list, the second's trades places with the flat slot's (a phase has
+// begun: the pipeline's activations came before the data-parallel all-reduce, whose every
+// flow went to the list); a pair asked for in turn with the flat slot's stays where it is (a
+// ring's two peers over its channels). A long list's stay in place: moving one would shift
+// hundreds. The table
 // replaced a Go map keyed by the pair, whose lookups cost two cache misses per flow at 1,024
 // GPUs.
 type pairTable[V any] struct {
@@ -63,7 +64,8 @@ func (t *pairTable[V]) get(src, dst int32) *V {
 	if len(list) > scanPairs || e.streak < 2 {
 		return &list[i].st
 	}
-	// The second lookup in a row of a short list's pair: it trades places with the flat slot's.
+	// The second lookup in a row that went on to a short list: its pair trades places with the
+	// flat slot's.
 	moved := list[i]
 	list = slices.Delete(list, i, i+1)
 	old := pairEntry[V]{dst: e.dst, st: e.st}
