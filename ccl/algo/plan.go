@@ -23,7 +23,7 @@ func (s *Selector) Plan(l ccl.Layout, totalGPUs int, op ccl.Op, kind ccl.GroupKi
 	groups := l.Groups(kind)
 	out := make([]Planned, 0, len(groups))
 	for _, g := range groups {
-		req := ccl.Request{Op: op, GPUsPerServer: l.GPUsPerServer, TotalGPUs: totalGPUs, Bytes: bytes, Truncate: !s.opt.ExactBytes}
+		req := ccl.Request{Op: op, GPUsPerServer: l.GPUsPerServer, TotalGPUs: totalGPUs, Bytes: bytes, Truncate: s.Truncates()}
 		req.Ranks = make([]int32, len(g))
 		for i, r := range g {
 			req.Ranks[i] = l.GPU(r)

@@ -109,6 +109,20 @@ func (s *Selector) pxn(op ccl.Op, servers int) bool {
 // (ccl.Request.Truncate): unless Options.ExactBytes.
 func (s *Selector) Truncates() bool { return !s.opt.ExactBytes }
 
+// ParseChunkBytes reads a -chunk-bytes rule into Options.ExactBytes: simccl (SimCCL's integer
+// chunks, ccl.Request.Truncate) is false, exact (every byte sent) true, "" is exactByDefault.
+func ParseChunkBytes(rule string, exactByDefault bool) (exact bool, err error) {
+	switch rule {
+	case "":
+		return exactByDefault, nil
+	case "simccl":
+		return false, nil
+	case "exact":
+		return true, nil
+	}
+	return false, fmt.Errorf("-chunk-bytes %q: expected simccl or exact", rule)
+}
+
 // NewSelector checks the options.
 func NewSelector(opt Options) (*Selector, error) {
 	if opt.Policy == "" {

@@ -169,13 +169,11 @@ func (r StudyRequest) Run(w io.Writer) (*Study, error) {
 	}
 	m.Mesh = r.Fabric == "mesh"
 	req := GroupRequest(op, r.Ranks, r.GPUsPerServer, bytes)
-	switch r.ChunkBytes {
-	case "", "simccl":
-		req.Truncate = true
-	case "exact":
-	default:
-		return nil, lex.BadInputf("-chunk-bytes %q: expected simccl or exact", r.ChunkBytes)
+	exact, err := ParseChunkBytes(r.ChunkBytes, false)
+	if err != nil {
+		return nil, lex.BadInputf("%v", err)
 	}
+	req.Truncate = !exact
 	a, err := r.choose(op, &req, w)
 	if err != nil {
 		return nil, err

@@ -271,15 +271,11 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 		policy = "nccl"
 	}
 	opt.Algorithms = algo.Options{Policy: algo.Policy(policy), NVLS: e.NVLS, PXN: e.PXN, PXNVariant: e.PXNVariant, Force: force}
-	switch e.ChunkBytes {
-	case "simccl":
-	case "":
-		opt.Algorithms.ExactBytes = trace
-	case "exact":
-		opt.Algorithms.ExactBytes = true
-	default:
-		return opt, BadInputf("-chunk-bytes: %q: expected simccl or exact", e.ChunkBytes)
+	exact, err := algo.ParseChunkBytes(e.ChunkBytes, trace)
+	if err != nil {
+		return opt, BadInputf("%v", err)
 	}
+	opt.Algorithms.ExactBytes = exact
 	opt.SendLatency, opt.QPsPerConnection = -1, e.QPsPerConn // -1: SimAI's table, unless AS_SEND_LAT
 	if e.SendLatencyNs >= 0 {
 		opt.SendLatency = engine.Time(e.SendLatencyNs) * engine.Nanosecond
