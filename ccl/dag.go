@@ -126,6 +126,19 @@ type SingleParentDAG interface {
 	SingleParent() bool
 }
 
+// SequencedDAG is implemented by DAGs whose senders issue their flows in sequences: astra-sim
+// (SimAI's NcclTreeFlowModel) posts a rank's receive of a channel's next chunk only when the
+// rank's send of the chunk before is ready, so data that overtook an earlier chunk on the way
+// (each chunk is a queue pair of its own, hashed onto its own path) waits until that chunk has
+// been passed on. Sequence reports flow id's sequence (0 ≤ key < Sequences()) and its place in
+// it (0, 1, ...), ok false for a flow in none; a runner releases a flow no earlier than the
+// flow before it in its sequence.
+type SequencedDAG interface {
+	DAG
+	Sequences() int
+	Sequence(id FlowID) (key, pos int32, ok bool)
+}
+
 // RootsDAG is implemented by DAGs that can list their roots (the flows without parents)
 // without visiting every flow: Roots appends them to buf in ascending id order, the order a
 // scan of every flow's parents would find them in, and returns it.

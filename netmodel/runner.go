@@ -127,6 +127,8 @@ type Simulator struct {
 	// done time among those finished.
 	qpsPerConn int
 	parts      map[int64]splitFlow
+
+	inOrder bool // SetIssueInOrder
 }
 
 // splitFlow is a flow split over several QPs, in flight: n QPs, left of them not done.
@@ -155,6 +157,15 @@ func (m *Simulator) SetQPsPerConnection(n int) error {
 	m.qpsPerConn = n
 	return nil
 }
+
+// SetIssueInOrder sets whether a sender passes a channel's chunks on in order (true) or each as
+// soon as it has arrived (false, the default), for the DAGs that say in which order their
+// senders issue their flows (ccl.SequencedDAG: rings). astra-sim's NcclTreeFlowModel posts a
+// rank's receive of a channel's next chunk only when its send of the chunk before is ready, so
+// a chunk that overtook an earlier one on its way (SimAI makes every flow a queue pair of its
+// own, with its own source port and so its own ECMP path) waits until the earlier one has
+// arrived and been passed on, and is then passed on with it. Runs started afterwards use it.
+func (m *Simulator) SetIssueInOrder(on bool) { m.inOrder = on }
 
 // failedLink is a link LinkDown took down, and when.
 type failedLink struct {
@@ -286,6 +297,27 @@ type dagRun struct {
 	done func()
 	// gpsShift is log2 of the collective's GPUs per server when that is a power of two, else -1.
 	gpsShift int
+	// seq, when set, is the order in which the DAG's senders issue their flows (see
+	// SetIssueInOrder); issued holds, per sequence, the next place to release and when the flow
+	// before it was released; held the flows whose parents arrived before the flow ahead of
+	// them in their sequence was released, by place, with their parents' arrival.
+	seq    ccl.SequencedDAG
+	issued []issuePoint
+	held   map[uint64]heldFlow
+}
+
+// issuePoint is where a sequence of a run stands: the next place to release, and the release
+// time of the flow before it.
+type issuePoint struct {
+	next int32
+	at   engine.Time
+}
+
+// heldFlow is a flow waiting for the flow ahead of it in its sequence, and when its parents
+// arrived.
+type heldFlow struct {
+	f  ccl.FlowID
+	at engine.Time
 }
 
 // arrivedParents is how many of a flow's parents have arrived, and the latest arrival among
@@ -424,6 +456,9 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 	if sp, ok := d.(ccl.SingleParentDAG); ok && sp.SingleParent() {
 		run.single = true
 	}
+	if sd, ok := d.(ccl.SequencedDAG); ok && m.inOrder {
+		run.seq, run.issued = sd, make([]issuePoint, sd.Sequences())
+	}
 	var id RunID
 	if n := len(m.freeRuns); n > 0 {
 		id = m.freeRuns[n-1]
@@ -455,7 +490,7 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 	m.net.Reserve(len(m.roots))
 	m.s.Reserve(len(m.roots))
 	for _, f := range m.roots {
-		m.release(id, f, m.s.Now())
+		m.ready(id, f, m.s.Now())
 	}
 	return id
 }
@@ -476,6 +511,48 @@ func (m *Simulator) finishRun(id RunID, at engine.Time) {
 		return
 	}
 	done()
+}
+
+// ready releases flow f of run id, whose parents have all arrived at time at, unless the flow
+// ahead of it in its sequence (SetIssueInOrder) has not been released: then f waits for it,
+// and is released with it, at the later of the two times; the flows that waited behind f
+// follow.
+func (m *Simulator) ready(id RunID, f ccl.FlowID, at engine.Time) {
+	r := &m.runs[id]
+	if r.seq == nil {
+		m.release(id, f, at)
+		return
+	}
+	key, pos, ok := r.seq.Sequence(f)
+	if !ok {
+		m.release(id, f, at)
+		return
+	}
+	q := &r.issued[key]
+	if pos < q.next { // its place has passed (a DAG that repeats one): nothing to wait for
+		m.release(id, f, max(at, q.at))
+		return
+	}
+	if pos > q.next {
+		if r.held == nil {
+			r.held = map[uint64]heldFlow{}
+		}
+		r.held[uint64(key)<<32|uint64(pos)] = heldFlow{f, at}
+		return
+	}
+	for {
+		at = max(at, q.at)
+		m.release(id, f, at)
+		q.next++
+		q.at = at
+		k := uint64(key)<<32 | uint64(q.next)
+		h, ok := r.held[k]
+		if !ok {
+			return
+		}
+		delete(r.held, k)
+		f, at = h.f, h.at
+	}
 }
 
 // release schedules flow f of run id to start after the send latency, counted from when its
@@ -795,7 +872,7 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 	m.kids = r.dag.Children(f, m.kids[:0])
 	for _, c := range m.kids {
 		if r.single {
-			m.release(id, c, now)
+			m.ready(id, c, now)
 			continue
 		}
 		m.parents = r.dag.Parents(c, m.parents[:0])
@@ -811,10 +888,10 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 				continue
 			}
 			delete(r.pending, c)
-			m.release(id, c, got.at)
+			m.ready(id, c, got.at)
 			continue
 		}
-		m.release(id, c, now)
+		m.ready(id, c, now)
 	}
 	r.end = max(r.end, now)
 	r.remaining--

@@ -424,6 +424,20 @@ func (d *ringDAG) parent(id ccl.FlowID) int64 {
 	return d.into(c, p, s-1)
 }
 
+// Sequences implements ccl.SequencedDAG: one sequence per channel and sender, whose places are
+// the steps.
+func (d *ringDAG) Sequences() int { return d.C * d.g.n }
+
+// Sequence implements ccl.SequencedDAG for a plain ring: a sender's flows of a channel, step by
+// step. PXN's relays (a rank sending two flows in a step, or none) are in no sequence.
+func (d *ringDAG) Sequence(id ccl.FlowID) (key, pos int32, ok bool) {
+	if d.pxn {
+		return 0, 0, false
+	}
+	c, s, gi := d.decode(id)
+	return int32(c*d.g.n + gi), int32(s), true
+}
+
 // SingleParent implements ccl.SingleParentDAG: every ring flow has at most one parent.
 func (d *ringDAG) SingleParent() bool { return true }
 

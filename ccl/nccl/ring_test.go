@@ -431,3 +431,57 @@ func BenchmarkRingFlow(b *testing.B) {
 		b.Fatal("no bytes")
 	}
 }
+
+// A plain ring's sequences are its senders' flows of a channel, step by step: every sequence
+// holds one flow per step, all from one sender on one channel, at places 0, 1, ... in step
+// order; with PXN no flow is in one.
+func TestRingSequences(t *testing.T) {
+	for _, op := range []ccl.Op{ccl.OpAllReduce, ccl.OpReduceScatter, ccl.OpAllGather} {
+		for _, req := range []ccl.Request{consecutive(op, 16, 8, 1<<20), consecutive(op, 5, 2, 999), strided(op, 8, 4, 5, 3, 12345)} {
+			d, err := Ring(req, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sd := d.(ccl.SequencedDAG)
+			type seen struct {
+				src, ch int32
+				places  []int32
+			}
+			seqs := map[int32]*seen{}
+			for id := range d.NumFlows() {
+				f := d.Flow(ccl.FlowID(id))
+				key, pos, ok := sd.Sequence(ccl.FlowID(id))
+				if !ok || key < 0 || int(key) >= sd.Sequences() {
+					t.Fatalf("%s: flow %d in sequence %d (ok %v) of %d", op, id, key, ok, sd.Sequences())
+				}
+				s := seqs[key]
+				if s == nil {
+					s = &seen{src: f.Src, ch: f.Channel}
+					seqs[key] = s
+				}
+				if f.Src != s.src || f.Channel != s.ch || pos != f.Chunk {
+					t.Fatalf("%s: flow %d (src %d, channel %d, step %d) at place %d of the sequence of src %d, channel %d",
+						op, id, f.Src, f.Channel, f.Chunk, pos, s.src, s.ch)
+				}
+				s.places = append(s.places, pos)
+			}
+			for key, s := range seqs {
+				for i, p := range s.places {
+					if p != int32(i) {
+						t.Fatalf("%s: sequence %d holds places %v, want 0, 1, ...", op, key, s.places)
+					}
+				}
+			}
+		}
+	}
+	req := consecutive(ccl.OpAllReduce, 16, 8, 1<<20)
+	d, err := Ring(req, Options{PXN: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id := range d.NumFlows() {
+		if _, _, ok := d.(ccl.SequencedDAG).Sequence(ccl.FlowID(id)); ok {
+			t.Fatalf("PXN flow %d is in a sequence", id)
+		}
+	}
+}

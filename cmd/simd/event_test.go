@@ -647,3 +647,30 @@ func TestQPsPerConnection(t *testing.T) {
 		}
 	}
 }
+
+// -chunk-order: arrival is the default (the same fct.txt byte for byte), and channel changes
+// the 64 MiB ring over four AlibabaHPN servers, whose chunks overtake each other on their ECMP
+// paths (the rule itself: netmodel's TestIssueInOrder).
+func TestChunkOrderFlag(t *testing.T) {
+	dir := t.TempDir()
+	ref := mustAbs(t, "testdata/ns3ref")
+	c := filepath.Join(ref, "tp32_allreduce_64MB__HPNS32_noqcn")
+	t.Setenv("AS_SEND_LAT", "6")
+	fct := func(out string, args ...string) string {
+		t.Helper()
+		args = append([]string{"-w", filepath.Join(ref, "workloads", "tp32_allreduce_64MB.txt"),
+			"-n", filepath.Join(ref, "topo", "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"),
+			"-c", filepath.Join(c, "SimAI.conf"), "-quiet", "-o", out}, args...)
+		if code, _, errOut := runCLI(t, dir, args...); code != 0 {
+			t.Fatal(errOut)
+		}
+		return readFile(t, filepath.Join(dir, out, "fct.txt"))
+	}
+	def := fct("default")
+	if arr := fct("arrival", "-chunk-order", "arrival"); arr != def {
+		t.Error("-chunk-order arrival differs from the default")
+	}
+	if ch := fct("channel", "-chunk-order", "channel"); ch == def {
+		t.Error("-chunk-order channel gives the default's flows: no chunk waited for an earlier one")
+	}
+}
