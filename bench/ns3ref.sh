@@ -44,10 +44,31 @@ ns3ref_case() {
 	[ -n "$fl" ] && input=(-flows "$ref/flows/$fl")
 }
 
-# ns3ref_simd OUT runs simd on the case ns3ref_case read, with the case's SimAI.conf and
-# environment (and none of the caller's AS_* variables), writing into OUT and OUT/log.
+# ns3ref_simd OUT [ARGS...] runs simd on the case ns3ref_case read, with the case's SimAI.conf
+# and environment (and none of the caller's AS_* variables) and ARGS, writing into OUT and
+# OUT/log.
 ns3ref_simd() {
+	local out=$1
+	shift
 	# shellcheck disable=SC2086 # one NAME=VALUE per word
 	env -u AS_SEND_LAT -u AS_NVLS_ENABLE -u AS_PXN_ENABLE $envs "$simd" "${input[@]}" -n "$ref/topo/$n" \
-		-c "$d/SimAI.conf" -o "$1" -quiet >"$1/log" 2>&1
+		-c "$d/SimAI.conf" "$@" -o "$out" -quiet >"$out/log" 2>&1
+}
+
+# ns3ref_args "$@" splits a script's arguments: the first two before "--" are REF_DIR and
+# CASE_GLOB (set as refarg and glob, glob defaulting to *), those after it the simd arguments
+# of every run (set as simdargs).
+ns3ref_args() {
+	local pos=()
+	simdargs=()
+	while [ $# -gt 0 ]; do
+		if [ "$1" = -- ]; then
+			shift
+			simdargs=("$@")
+			break
+		fi
+		pos+=("$1")
+		shift
+	done
+	refarg=${pos[0]:-} glob=${pos[1]:-*}
 }
