@@ -26,8 +26,9 @@ func (d sequencedDAG) Sequence(id ccl.FlowID) (key, pos int32, ok bool) {
 // link from the send latency L on, so the second arrives first, at L + 2·1 MiB/400 Gbps plus
 // the two 500 ns hops, the first at L + 5 MiB/400 Gbps plus the hops. Passed on as they arrive,
 // GPU 1's second chunk starts a send latency after the second arrival; passed on in order
-// (SetIssueInOrder, as astra-sim's channels do), it waits for the first chunk and starts with
-// it, a send latency after the first arrival.
+// (SetIssueInOrder, as astra-sim's channels do), it waits for the first chunk and is released
+// IssueGap after it: a send latency and 10 ns after the first arrival. (GPU 1's two sends are
+// its sequence; GPU 0's are in none, so both start at L.)
 func TestIssueInOrder(t *testing.T) {
 	const L = 6 * engine.Microsecond
 	hops := 2 * 500 * engine.Nanosecond
@@ -39,7 +40,7 @@ func TestIssueInOrder(t *testing.T) {
 		secondOutWant engine.Time
 	}{
 		{"as they arrive", false, secondIn + L},
-		{"in order", true, firstIn + L},
+		{"in order", true, firstIn + IssueGap + L},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			coll := ccl.Collective{Op: ccl.OpAllGather, Ranks: ranks(3), GPUsPerServer: 1, TotalGPUs: 3, Bytes: 1 << 20, Pieces: 3}
@@ -52,7 +53,7 @@ func TestIssueInOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := sequencedDAG{fd, map[ccl.FlowID][2]int32{in0: {0, 0}, in1: {0, 1}, out0: {1, 0}, out1: {1, 1}}}
+			d := sequencedDAG{fd, map[ccl.FlowID][2]int32{out0: {1, 0}, out1: {1, 1}}}
 			fab, err := NewFabric(star(t, 3, "400Gbps", "0.0005ms"))
 			if err != nil {
 				t.Fatal(err)

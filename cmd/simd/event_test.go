@@ -648,9 +648,9 @@ func TestQPsPerConnection(t *testing.T) {
 	}
 }
 
-// -chunk-order: arrival is the default (the same fct.txt byte for byte), and channel changes
-// the 64 MiB ring over four AlibabaHPN servers, whose chunks overtake each other on their ECMP
-// paths (the rule itself: netmodel's TestIssueInOrder).
+// -chunk-order: channel, SimAI's rule, is the default (the same fct.txt byte for byte), and
+// arrival changes the 64 MiB ring over four AlibabaHPN servers, whose chunks overtake each
+// other on their ECMP paths (the rule itself: netmodel's TestIssueInOrder).
 func TestChunkOrderFlag(t *testing.T) {
 	dir := t.TempDir()
 	ref := mustAbs(t, "testdata/ns3ref")
@@ -667,10 +667,10 @@ func TestChunkOrderFlag(t *testing.T) {
 		return readFile(t, filepath.Join(dir, out, "fct.txt"))
 	}
 	def := fct("default")
-	if arr := fct("arrival", "-chunk-order", "arrival"); arr != def {
-		t.Error("-chunk-order arrival differs from the default")
+	if ch := fct("channel", "-chunk-order", "channel"); ch != def {
+		t.Error("-chunk-order channel differs from the default")
 	}
-	if ch := fct("channel", "-chunk-order", "channel"); ch == def {
-		t.Error("-chunk-order channel gives the default's flows: no chunk waited for an earlier one")
+	if arr := fct("arrival", "-chunk-order", "arrival"); arr == def {
+		t.Error("-chunk-order arrival gives the default's flows: no chunk waited for an earlier one")
 	}
 }

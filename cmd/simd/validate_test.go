@@ -77,7 +77,7 @@ func TestStructuralValidation(t *testing.T) {
 		{"unknown packet-time rule", []string{"-w", "micro.txt", "-n", "good_topo", "-packet-time", "ps"},
 			`simd: -packet-time "ps": expected ns or exact`},
 		{"unknown chunk-order rule", []string{"-w", "micro.txt", "-n", "good_topo", "-chunk-order", "step"},
-			`simd: -chunk-order "step": expected arrival or channel`},
+			`simd: -chunk-order "step": expected channel or arrival`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

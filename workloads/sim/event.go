@@ -124,7 +124,7 @@ func (a *Attachments) simulator(conf *configs.SimAIConf, confPath string, fab *n
 			"some switches; SimAI's ns-3 never pauses them (its threshold wraps around), and neither does simd",
 			zap.Int("switches", k), zap.Int64("buffer_bytes", conf.BufferSizeBytes))
 	}
-	sim.SetIssueInOrder(opt.ChunksInOrder)
+	sim.SetIssueInOrder(!opt.ChunksOnArrival)
 	if opt.QPsPerConnection > 1 {
 		if err := sim.SetQPsPerConnection(opt.QPsPerConnection); err != nil {
 			return nil, nil, BadInput(err)

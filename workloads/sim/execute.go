@@ -312,7 +312,7 @@ type ProtocolRules struct {
 	AckWait     string // locked, aligned or mean (-ack-wait; ParseAckWait)
 	PacketTime  string // ns or exact (-packet-time; ParsePacketTime)
 	PFCChecks   string // exact or bounded (-pfc-checks; ParsePFCChecks)
-	ChunkOrder  string // arrival or channel (-chunk-order; ParseChunkOrder)
+	ChunkOrder  string // channel or arrival (-chunk-order; ParseChunkOrder)
 }
 
 // apply sets opt's protocol rules from r, or returns the first bad value.
@@ -329,7 +329,7 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.Forwarding, ParseForwarding, &opt.ArrivalsAtInjection},
 		{r.PacketTime, ParsePacketTime, &opt.ExactPacketTimes},
 		{r.PFCChecks, ParsePFCChecks, &opt.BoundedPFCChecks},
-		{r.ChunkOrder, ParseChunkOrder, &opt.ChunksInOrder},
+		{r.ChunkOrder, ParseChunkOrder, &opt.ChunksOnArrival},
 	} {
 		v, err := rule.parse(rule.value)
 		if err != nil {
@@ -422,14 +422,12 @@ func ParsePacketTime(t string) (exact bool, err error) {
 	return parseChoice("-packet-time", t, "ns", "exact")
 }
 
-// ParseChunkOrder reads -chunk-order: "arrival" (the default, also "": a rank passes each chunk
-// of a ring's channel on as soon as it has arrived) or "channel" (in the channel's order, as
-// astra-sim's NcclTreeFlowModel does: a chunk that overtook an earlier one waits for it); it
-// returns EventOptions.ChunksInOrder. SimAI's rule is not the default here: with it simd's
-// rings over several AlibabaHPN servers run longer and more chaotically than ns-3's
-// (docs/models.md, "Chunks in order").
-func ParseChunkOrder(o string) (inOrder bool, err error) {
-	return parseChoice("-chunk-order", o, "arrival", "channel")
+// ParseChunkOrder reads -chunk-order: SimAI's "channel" (the default, also "": a rank passes a
+// ring channel's chunks on in order, as astra-sim's NcclTreeFlowModel does, so a chunk that
+// overtook an earlier one waits for it) or "arrival" (each as soon as it has arrived); it
+// returns EventOptions.ChunksOnArrival.
+func ParseChunkOrder(o string) (onArrival bool, err error) {
+	return parseChoice("-chunk-order", o, "channel", "arrival")
 }
 
 // parseChoice reads a flag of two values: SimAI's, def (also ""), gives false, the other, alt,

@@ -93,10 +93,10 @@ type EventOptions struct {
 	// ExactPacketTimes sends a packet in bits/rate instead of the whole nanoseconds, rounded
 	// down, of ns-3's clock (SimAI; ParsePacketTime, fluid.Transport.NanosecondClock).
 	ExactPacketTimes bool
-	// ChunksInOrder has a rank pass a ring channel's chunks on in order, as astra-sim does,
-	// instead of each as soon as it has arrived (ParseChunkOrder,
+	// ChunksOnArrival has a rank pass each chunk of a ring's channel on as soon as it has
+	// arrived, instead of in the channel's order, as astra-sim does (ParseChunkOrder,
 	// netmodel.Simulator.SetIssueInOrder).
-	ChunksInOrder bool
+	ChunksOnArrival bool
 	// BoundedPFCChecks looks at the ports of a PFC switch only when a bound on their
 	// occupancies comes near a pause, instead of whenever one of its queues changes
 	// (ParsePFCChecks, ccfluid.Config.BoundedPFCChecks).
