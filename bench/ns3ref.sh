@@ -1,4 +1,5 @@
-# Sourced by the scripts that run simd on SimAI's ns-3 reference cases (ns3score, ns3bunch):
+# Sourced by the scripts that run simd on SimAI's ns-3 reference cases (ns3score, ns3bunch,
+# ns3spread):
 # the reference set's layout, its fct files, and one case's simd run. The caller sets
 # `set -uo pipefail` and passes its REF_DIR argument (possibly empty) to ns3ref_init.
 
@@ -30,6 +31,13 @@ catfct() {
 	else
 		return 1
 	fi
+}
+
+# span FCT prints the last finish - first start of an fct.txt's flows (FCT or FCT.gz) in µs, or
+# nothing.
+span() {
+	{ catfct "$1" 2>/dev/null || true; } | awk 'NF >= 8 { s = $6 + 0; e = $6 + $7; if (!n || s < first) first = s; if (!n || e > last) last = e; n++ }
+	END { if (n) printf "%.1f\n", (last - first) / 1000.0 }'
 }
 
 # get KEY prints the value of a line of case directory $d's case.txt.
