@@ -19,7 +19,9 @@
 // (opening.go): its first window at its rate, then nothing until its first ACK. The flows that start on one port (a GPU's NIC or NVLink port)
 // share it as ns-3's NIC serves its queue pairs, in turn, each paced at its own rate: max-min
 // fair with the reaction points' rates (and windows) as caps, after the ACKs the port sends
-// first. What the port sends is the flow's injection; its bytes leave the sender at that rate,
+// first. With Config.Turns the flows the port cannot give all they ask for are served
+// in turn, a packet each, as ns-3's NIC does (turns.go): the same rates on average, but each
+// flow's last packet leaves on its turn. What the port sends is the flow's injection; its bytes leave the sender at that rate,
 // and the flow is "sent" (Observer.FlowSent) when the last one has.
 //
 // Packets and ACKs (Config.Transport). A flow's links carry its payload and every packet's

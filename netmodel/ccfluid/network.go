@@ -98,6 +98,11 @@ type Config struct {
 	// each other — and half elsewhere
 	// (AckWaitLocked, as in SimAI's ns-3).
 	AckWait AckWait
+	// Turns has a NIC port serve the flows that ask for more than their share in turn, a
+	// packet each, as ns-3's NIC does (turns.go): the fluid's rates, but each flow's last packet
+	// leaves when the round robin sends it. False shares the port as a fluid (processor
+	// sharing) and ends flows that would end together at their mean (turnOffset).
+	Turns bool
 	// BoundedPFCChecks answers most of a PFC switch's checks with a bound on what any of its
 	// ports can hold, and looks at the ports only when the bound comes near a pause
 	// (pfcbound.go); false (the default) looks at every port whenever one of the switch's
@@ -331,7 +336,13 @@ type Network struct {
 	wkeep          bool
 	wcalls, wflows int64
 	// nics[l]: what NIC port l's last sharing left (shareNIC), for links that have been one.
-	nics     []nicShare
+	nics []nicShare
+	// qpSeq[f]: the order flow slot f's queue pair was made in (a port's round robin serves
+	// its queue pairs in that order, turns.go); rrMark is shareInTurn's scratch.
+	qpSeq    []uint64
+	qpNext   uint64
+	rrMark   []uint32
+	rrEpoch  uint32
 	stalePos []int32 // shareStands' scratch: positions of the stale flows in a port's list
 	// feedAt[l]: the time of what the ingress ports of egress link l's PFC switch hold of its
 	// queue (feeder.held, advanceFeeds in pfc.go), and whether any holds bytes.
@@ -543,6 +554,11 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	}
 	now := n.s.Now()
 	f.tag, f.bytes, f.hops, f.start = tag, bytes, h, now
+	for int(id) >= len(n.qpSeq) {
+		n.qpSeq = append(n.qpSeq, 0)
+	}
+	n.qpNext++
+	n.qpSeq[id] = n.qpNext
 	f.wire = n.cfg.Transport.Wire(bytes)
 	f.rem, f.at, f.inj, f.cinj, f.extent = float64(f.wire), now, 0, 0, 0
 	f.gen++
@@ -1009,6 +1025,7 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 		total += d
 	}
 	if total <= c {
+		n.nicOf(l).rr.on = false
 		for _, it := range n.fill {
 			// What the port could give it if the others kept theirs.
 			n.setLim(it.f, float64(c-total+it.demand))
@@ -1049,6 +1066,11 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 		}
 		for _, rest := range n.fill[i:] {
 			n.setLim(rest.f, level)
+		}
+		if n.shareInTurn(l, n.fill[i:], left, now) {
+			return
+		}
+		for _, rest := range n.fill[i:] {
 			n.setInjection(rest.f, share, now)
 		}
 		return
@@ -1072,6 +1094,7 @@ type nicShare struct {
 	level float64   // what every flow from position brk on was given
 	brk   int32     // the flows before it asked for at most the level, and got what they asked
 	valid bool      // a sharing above the port's capacity, and the same flows in the same order since
+	rr    turnState // its round robin over the flows at the level (turns.go)
 }
 
 // nicOf is port l's sharing record.
@@ -1346,7 +1369,10 @@ func (n *Network) sent(id int32, now engine.Time) {
 	// packet was leaving (a queue pair joining the port as it ends), its mean over the packet —
 	// a NIC sends a packet whole at its line rate, and the fluid's rates are means over packets.
 	rate := f.inj
-	if f.sf > 0 && now > f.sf {
+	turned := false
+	if r, ok := n.turnEnd(id); ok {
+		rate, turned = r, true
+	} else if f.sf > 0 && now > f.sf {
 		rate = float64(n.cfg.Transport.Last(f.bytes)*8) / secs(now-f.sf)
 	}
 	f.sf = 0
@@ -1357,7 +1383,9 @@ func (n *Network) sent(id int32, now engine.Time) {
 		}
 		f.sf = n.cfg.Transport.Tail(f.bytes, rate, n.rates)
 	}
-	f.sf -= n.turnOffset(id, now)
+	if !turned {
+		f.sf -= n.turnOffset(id, now)
+	}
 	f.rem, f.at = 0, now
 	f.state = stateSent
 	n.termsMoved(id)

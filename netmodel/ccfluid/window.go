@@ -383,8 +383,16 @@ func (n *Network) lastAckWait(id int32, now engine.Time) float64 {
 	for k := f.hops; k < f.hops+f.ack; k++ {
 		l := n.arena[f.off+k]
 		if lk := &n.links[l]; lk.arr > 0 && !lk.paused && n.sendsUntil(l, t) {
-			w += n.ackWaitOn(id, k, l, n.queueAt(l, now), waited)
-			waited = l
+			if tw, ok := n.turnWait(l, t); ok && k == f.hops {
+				// The receiver's port serves its flows in turn: the rest of its packet then.
+				if tw > 0 {
+					w += tw
+					waited = l
+				}
+			} else {
+				w += n.ackWaitOn(id, k, l, n.queueAt(l, now), waited)
+				waited = l
+			}
 		}
 		t += n.kin[l].delay
 	}

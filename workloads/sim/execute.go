@@ -312,6 +312,7 @@ type ProtocolRules struct {
 	AckWait     string // locked, aligned or mean (-ack-wait; ParseAckWait)
 	PacketTime  string // ns or exact (-packet-time; ParsePacketTime)
 	PFCChecks   string // exact or bounded (-pfc-checks; ParsePFCChecks)
+	NICSharing  string // fair or turns (-nic-sharing; ParseNICSharing)
 	ChunkOrder  string // channel or arrival (-chunk-order; ParseChunkOrder)
 }
 
@@ -329,6 +330,7 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.Forwarding, ParseForwarding, &opt.ArrivalsAtInjection},
 		{r.PacketTime, ParsePacketTime, &opt.ExactPacketTimes},
 		{r.PFCChecks, ParsePFCChecks, &opt.BoundedPFCChecks},
+		{r.NICSharing, ParseNICSharing, &opt.NICTurns},
 		{r.ChunkOrder, ParseChunkOrder, &opt.ChunksOnArrival},
 	} {
 		v, err := rule.parse(rule.value)
@@ -373,6 +375,14 @@ func ParseFirstWindow(w string) (capFromStart bool, err error) {
 // of a path receives the flow's injection at once); it returns EventOptions.ArrivalsAtInjection.
 func ParseForwarding(f string) (atInjection bool, err error) {
 	return parseChoice("-forwarding", f, "dequeue", "injection")
+}
+
+// ParseNICSharing reads -nic-sharing: "fair" (the default, also "": a NIC port shares its rate
+// among the flows that ask for more than their share as a fluid) or "turns" (SimAI's NIC: it
+// serves them in turn, a packet each; not the default yet, docs/models.md, "Turns at a port");
+// it returns EventOptions.NICTurns.
+func ParseNICSharing(s string) (turns bool, err error) {
+	return parseChoice("-nic-sharing", s, "fair", "turns")
 }
 
 // ParsePFCChecks reads -pfc-checks: "exact" (the default, also "": a PFC switch looks at its

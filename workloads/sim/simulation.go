@@ -97,6 +97,10 @@ type EventOptions struct {
 	// arrived, instead of in the channel's order, as astra-sim does (ParseChunkOrder,
 	// netmodel.Simulator.SetIssueInOrder).
 	ChunksOnArrival bool
+	// NICTurns has a NIC port serve the flows that ask for more than their share in turn, a
+	// packet each, as SimAI's NIC does, instead of sharing its rate as a fluid (processor
+	// sharing) (ParseNICSharing, ccfluid.Config.Turns).
+	NICTurns bool
 	// BoundedPFCChecks looks at the ports of a PFC switch only when a bound on their
 	// occupancies comes near a pause, instead of whenever one of its queues changes
 	// (ParsePFCChecks, ccfluid.Config.BoundedPFCChecks).
