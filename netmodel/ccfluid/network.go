@@ -1025,7 +1025,9 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 		total += d
 	}
 	if total <= c {
-		n.nicOf(l).rr.on = false
+		if int(l) < len(n.nics) {
+			n.nics[l].rr.on = false
+		}
 		for _, it := range n.fill {
 			// What the port could give it if the others kept theirs.
 			n.setLim(it.f, float64(c-total+it.demand))

@@ -216,9 +216,11 @@ func (n *Network) packetsSent(id int32, rem float64) (whole int32, toGo float64)
 // for them): see the file's comment. It reports false, and does nothing, when the round robin
 // does not apply (fewer than 2 flows, more than maxTurns, no packets).
 func (n *Network) shareInTurn(l int32, level []fillItem, c float64, now engine.Time) bool {
-	ns := n.nicOf(l)
-	t := &ns.rr
-	if !n.cfg.Turns || n.cfg.Transport.Payload <= 0 || len(level) < 2 || len(level) > maxTurns || !(c > 0) {
+	if !n.cfg.Turns {
+		return false
+	}
+	t := &n.nicOf(l).rr
+	if n.cfg.Transport.Payload <= 0 || len(level) < 2 || len(level) > maxTurns || !(c > 0) {
 		t.on = false
 		return false
 	}
