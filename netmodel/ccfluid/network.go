@@ -917,8 +917,7 @@ func (n *Network) setInjection(id int32, inj float64, now engine.Time) {
 		return
 	}
 	was := f.rem
-	f.rem -= float64(float64(f.inj*secs(now-f.at)) / 8)
-	f.rem = max(f.rem, 0)
+	f.rem = n.remNow(id, now)
 	if last := float64(n.cfg.Transport.Last(f.bytes)); f.sf == 0 && n.cfg.Transport.Payload > 0 && was > last && f.rem <= last {
 		// The flow's last packet began at the rate that ends now (see sf).
 		f.sf = max(f.at+ceilPs((was-last)*8/f.inj), 1)

@@ -57,28 +57,44 @@ type turnState struct {
 	on   bool
 }
 
-// fullPs and lastPs are the times, ps, a full packet and flow id's last packet take at the
-// round robin's rate.
+// fullPs is the time, ps, a full packet takes at the round robin's rate, packetPs the time of the
+// packet flow i begins with left packets not begun.
 func (n *Network) fullPs(t *turnState) float64 {
 	return float64(float64(n.cfg.Transport.Full()*8) / t.c * 1e12)
 }
 
-func (n *Network) pktPs(t *turnState, i int) float64 {
-	if t.left[i] == 1 {
+func (n *Network) packetPs(t *turnState, i int, left int32) float64 {
+	if left == 1 {
 		return float64(float64(n.cfg.Transport.Last(n.flows[t.qps[i]].bytes)*8) / t.c * 1e12)
 	}
 	return n.fullPs(t)
 }
 
+// fewest is how many flows in turn have packets left to begin, and the fewest any of them has.
+func (t *turnState) fewest() (minLeft int32, k int) {
+	minLeft = math.MaxInt32
+	for _, l := range t.left {
+		if l > 0 {
+			k++
+			minLeft = min(minLeft, l)
+		}
+	}
+	return minLeft, k
+}
+
+// after is the index of the flow s turns after cur (s ≥ 1), counting from the first when no
+// flow has had a turn yet.
+func (t *turnState) after(s int) int {
+	if t.cur < 0 {
+		return (s - 1) % len(t.qps)
+	}
+	return (int(t.cur) + s) % len(t.qps)
+}
+
 // nextTurn is the index of the flow whose turn follows cur, -1 when none has packets left.
 func (t *turnState) nextTurn() int {
-	k := len(t.qps)
-	for s := 1; s <= k; s++ {
-		j := (int(t.cur) + s) % k
-		if t.cur < 0 {
-			j = s - 1
-		}
-		if t.left[j] > 0 {
+	for s := 1; s <= len(t.qps); s++ {
+		if j := t.after(s); t.left[j] > 0 {
 			return j
 		}
 	}
@@ -89,13 +105,7 @@ func (t *turnState) nextTurn() int {
 // begun. One that would begin at now is not: a flow that joins at now takes part in that turn.
 func (n *Network) advanceTurns(t *turnState, now float64) {
 	for t.busy < now {
-		minLeft, k := int32(math.MaxInt32), 0
-		for _, l := range t.left {
-			if l > 0 {
-				k++
-				minLeft = min(minLeft, l)
-			}
-		}
+		minLeft, k := t.fewest()
 		if k == 0 {
 			return
 		}
@@ -115,7 +125,7 @@ func (n *Network) advanceTurns(t *turnState, now float64) {
 			if j < 0 {
 				return
 			}
-			t.busy += n.pktPs(t, j)
+			t.busy += n.packetPs(t, j, t.left[j])
 			t.left[j]--
 			t.cur = int32(j)
 		}
@@ -129,27 +139,17 @@ func (n *Network) nextEnd(t *turnState, now float64) (at float64, j int, ok bool
 	if t.cur >= 0 && t.left[t.cur] == 0 && t.busy > now {
 		return t.busy, int(t.cur), true
 	}
-	minLeft, k := int32(math.MaxInt32), 0
-	for _, l := range t.left {
-		if l > 0 {
-			k++
-			minLeft = min(minLeft, l)
-		}
-	}
+	minLeft, k := t.fewest()
 	if k == 0 {
 		return 0, -1, false
 	}
 	at = max(t.busy, now) + float64(float64(minLeft-1)*float64(k)*n.fullPs(t))
-	kk := len(t.qps)
-	for s := 1; s <= kk; s++ {
-		i := (int(t.cur) + s) % kk
-		if t.cur < 0 {
-			i = s - 1
-		}
+	for s := 1; s <= len(t.qps); s++ {
+		i := t.after(s)
 		switch l := t.left[i]; {
 		case l == 0:
 		case l == minLeft:
-			return at + float64(float64(n.cfg.Transport.Last(n.flows[t.qps[i]].bytes)*8)/t.c*1e12), i, true
+			return at + n.packetPs(t, i, 1), i, true
 		default:
 			at += n.fullPs(t)
 		}
@@ -166,10 +166,15 @@ func (n *Network) leftAt(t *turnState, i, j int, minLeft int32) float64 {
 	}
 	l -= minLeft - 1
 	kk := len(t.qps)
-	pos := func(x int) int { return ((x-int(t.cur)-1)%kk + kk) % kk }
+	pos := func(x int) int { return ((x-int(t.cur)-1)%kk + kk) % kk } // its turn in the round: after(pos+1)
 	if pos(i) <= pos(j) {
 		l--
 	}
+	return n.bytesLeft(t, i, l)
+}
+
+// bytesLeft is the wire bytes of flow i's last l packets (0 for l ≤ 0).
+func (n *Network) bytesLeft(t *turnState, i int, l int32) float64 {
 	if l <= 0 {
 		return 0
 	}
@@ -225,7 +230,10 @@ func (n *Network) shareInTurn(l int32, level []fillItem, c float64, now engine.T
 		return false
 	}
 	nowPs := float64(now)
-	n.rrEpoch += 2
+	if n.rrEpoch += 2; n.rrEpoch < 2 {
+		clear(n.rrMark) // the epochs wrapped: an old stamp must not pass for a new one
+		n.rrEpoch = 2
+	}
 	for _, it := range level {
 		n.markFlow(it.f, n.rrEpoch)
 	}
@@ -315,21 +323,11 @@ func (n *Network) shareInTurn(l int32, level []fillItem, c float64, now engine.T
 		case minLeft > 0:
 			target = n.leftAt(t, i, j, minLeft)
 		default:
-			target = n.leftNow(t, i)
+			target = n.bytesLeft(t, i, t.left[i])
 		}
 		n.setInjection(id, max(n.remNow(id, now)-target, 0)*8/span, now)
 	}
 	return true
-}
-
-// leftNow is the wire bytes the round robin has not begun of flow i.
-func (n *Network) leftNow(t *turnState, i int) float64 {
-	l := t.left[i]
-	if l <= 0 {
-		return 0
-	}
-	tr := &n.cfg.Transport
-	return float64(int64(l-1)*tr.Full() + tr.Last(n.flows[t.qps[i]].bytes))
 }
 
 // markFlow stamps flow id with epoch e (shareInTurn's scratch).
@@ -377,13 +375,7 @@ func (n *Network) turnWait(l int32, at engine.Time) (float64, bool) {
 	if t.busy >= a {
 		return (t.busy - a) / 1e12, true
 	}
-	minLeft, k := int32(math.MaxInt32), 0
-	for _, x := range t.left {
-		if x > 0 {
-			k++
-			minLeft = min(minLeft, x)
-		}
-	}
+	minLeft, k := t.fewest()
 	if k == 0 {
 		return 0, true // the port is idle from busy on
 	}
@@ -392,10 +384,7 @@ func (n *Network) turnWait(l int32, at engine.Time) (float64, bool) {
 	b := t.busy + float64(float64(r)*round)
 	kk := len(t.qps)
 	for s := 1; s <= 2*kk; s++ {
-		i := (int(t.cur) + s) % kk
-		if t.cur < 0 {
-			i = (s - 1) % kk
-		}
+		i := t.after(s)
 		left := t.left[i] - int32(r)
 		if s > kk {
 			left--
@@ -403,12 +392,7 @@ func (n *Network) turnWait(l int32, at engine.Time) (float64, bool) {
 		if left <= 0 {
 			continue
 		}
-		if left == 1 {
-			b += float64(float64(n.cfg.Transport.Last(n.flows[t.qps[i]].bytes)*8) / t.c * 1e12)
-		} else {
-			b += n.fullPs(t)
-		}
-		if b >= a {
+		if b += n.packetPs(t, i, left); b >= a {
 			return (b - a) / 1e12, true
 		}
 	}
