@@ -33,7 +33,11 @@ import (
 //     resume at the device that received them), with both runs' pause counts. Counts are not
 //     bounded: ns-3's dynamic thresholds move by a packet's share at every packet any port
 //     enqueues or sends, and a busy switch's ports near their level flap where the fluid's
-//     pause once (docs/congestion-model.md, "PFC").
+//     pause once (docs/congestion-model.md, "PFC");
+//   - ns3_rerun, for a case whose folder holds rerun/ (ns-3 run again with the send latency 2 ns
+//     longer): that run scored against the case's the same way, the per-layer error and the
+//     flows median. It is not bounded; it tells a miss of simd's from ns-3's own spread: where
+//     ns-3 moves its own flows by more than 5%, no model can match that one run's closer.
 //
 // testdata/ns3ref/bounds.txt holds the bound of the per-layer error, of the flows median and of
 // the paused-time error of every case; a case above any fails. simd is deterministic, so the bounds (the measured value
@@ -67,6 +71,9 @@ type ns3Case struct {
 	flows              string            // or a file name in the flows folder
 	env                map[string]string // the environment of the run
 	ns3Wall            float64           // wall-clock seconds of the ns-3 run, −1 if unknown
+	// rerun is the folder of a second ns-3 run of the case with the send latency 2 ns longer
+	// (rerun/case.txt, its report and FCTs), "" without one: how far ns-3 moves itself.
+	rerun string
 }
 
 func readNS3Case(dir string) (ns3Case, error) {
@@ -107,7 +114,22 @@ func readNS3Case(dir string) (ns3Case, error) {
 	if (c.workload == "") == (c.flows == "") || c.topology == "" {
 		return c, fmt.Errorf("%s/case.txt: expected a topology line and a workload or flows line", dir)
 	}
+	if rd := filepath.Join(dir, "rerun"); fileExists(filepath.Join(rd, "case.txt")) {
+		r, err := readNS3Case(rd)
+		if err != nil {
+			return c, err
+		}
+		if r.workload != c.workload || r.flows != c.flows || r.topology != c.topology {
+			return c, fmt.Errorf("%s/case.txt: the rerun's workload, flows or topology differ from the case's", rd)
+		}
+		c.rerun = rd
+	}
 	return c, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // ns3Cases lists the cases of root: every folder with a case.txt, by name.
@@ -514,7 +536,11 @@ type ns3Result struct {
 	layers ns3LayerScore
 	flows  ns3FlowScore
 	pauses ns3PauseScore
-	wall   float64 // seconds simd took
+	// rerunLayers and rerunFlows score the case's rerun (ns3Case.rerun) against its run as simd
+	// is scored: ns-3 against itself. Their problem is set without a rerun.
+	rerunLayers ns3LayerScore
+	rerunFlows  ns3FlowScore
+	wall        float64 // seconds simd took
 	// skipped is set for a case -short skips.
 	skipped bool
 }
@@ -537,13 +563,22 @@ func ns3FCTSize(c ns3Case) int64 {
 
 // The table's layout: a header of ns3TableHead, rows of ns3TableRow.
 const (
-	ns3TableHead = "%-42s %10s %10s %8s %16s %18s %9s %8s\n"
-	ns3TableRow  = "%-42s %10s %10s %8s %16s %18s %9s %8.2f"
+	ns3TableHead = "%-42s %10s %10s %8s %16s %18s %9s %8s %15s\n"
+	ns3TableRow  = "%-42s %10s %10s %8s %16s %18s %9s %8.2f %15s"
 )
+
+// rerunCell is the table's ns3_rerun cell: the rerun's per-layer error and flows median against
+// the case's run, "-" without a rerun.
+func (r ns3Result) rerunCell() string {
+	if r.rerunLayers.problem != "" || r.rerunFlows.problem != "" {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f/%.3f", r.rerunLayers.err, r.rerunFlows.median)
+}
 
 func ns3Table(rows []ns3Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, ns3TableHead, "case", "ns3_us", "simd_us", "err", "flows_med/p99", "pfc_err(ns3/simd)", "ns3_s", "simd_s")
+	fmt.Fprintf(&b, ns3TableHead, "case", "ns3_us", "simd_us", "err", "flows_med/p99", "pfc_err(ns3/simd)", "ns3_s", "simd_s", "ns3_rerun")
 	for _, r := range rows {
 		switch {
 		case r.skipped:
@@ -564,11 +599,30 @@ func ns3Table(rows []ns3Result) string {
 				ns3s = strconv.FormatInt(int64(r.c.ns3Wall), 10)
 			}
 		}
-		fmt.Fprintf(&b, ns3TableRow, r.c.name, ns3us, simdus, e, r.flows, r.pauses, ns3s, r.wall)
+		fmt.Fprintf(&b, ns3TableRow, r.c.name, ns3us, simdus, e, r.flows, r.pauses, ns3s, r.wall, r.rerunCell())
 		if r.layers.problem != "" {
 			b.WriteString("  " + r.layers.problem)
 		}
 		b.WriteString("\n")
+	}
+	// The reruns: where ns-3 itself moves its flows by more than 5% when the send latency moves
+	// by 2 ns, no model can match that run's flows closer than ns-3 matches itself.
+	reruns, chaotic, within := 0, 0, 0
+	for _, r := range rows {
+		if r.skipped || r.failed != "" || r.rerunFlows.problem != "" || r.flows.problem != "" {
+			continue
+		}
+		reruns++
+		if r.rerunFlows.median >= 0.05 {
+			chaotic++
+		}
+		if r.flows.median <= r.rerunFlows.median {
+			within++
+		}
+	}
+	if reruns > 0 {
+		fmt.Fprintf(&b, "ns3_rerun: ns-3 rerun with the send latency 2 ns longer, its per-layer error/flows median against the run: "+
+			"%d cases, ns-3's own median at or above 5%% on %d, simd's median at or below ns-3's own on %d\n", reruns, chaotic, within)
 	}
 	return b.String()
 }
@@ -600,6 +654,7 @@ func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
 		return r
 	}
 	out := filepath.Join(dir, "out")
+	r.rerunLayers, r.rerunFlows = scoreNS3Rerun(c)
 	r.pauses = scoreNS3Pauses(filepath.Join(c.dir, "pfc.txt"), filepath.Join(out, "pfc.txt"))
 	refFCT := filepath.Join(c.dir, "fct.txt")
 	if c.flows != "" || !ns3HasReport(c) {
@@ -617,6 +672,20 @@ func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
 	r.layers = scoreNS3Layers(filepath.Join(c.dir, "ncclFlowModel_EndToEnd.csv"), csvs[0], refFCT)
 	r.flows = scoreNS3Flows(refFCT, filepath.Join(out, "fct.txt"))
 	return r
+}
+
+// scoreNS3Rerun scores a case's rerun against the case's run, as runNS3Case scores simd's:
+// the per-layer error (or, without a report, that of the flows' span) and the flows.
+func scoreNS3Rerun(c ns3Case) (ns3LayerScore, ns3FlowScore) {
+	if c.rerun == "" {
+		return ns3LayerScore{problem: "no rerun"}, ns3FlowScore{problem: "no rerun"}
+	}
+	refFCT, reFCT := filepath.Join(c.dir, "fct.txt"), filepath.Join(c.rerun, "fct.txt")
+	if c.flows != "" || !ns3HasReport(c) {
+		return scoreNS3Span(refFCT, reFCT), scoreNS3Flows(refFCT, reFCT)
+	}
+	return scoreNS3Layers(filepath.Join(c.dir, "ncclFlowModel_EndToEnd.csv"), filepath.Join(c.rerun, "ncclFlowModel_EndToEnd.csv"), refFCT),
+		scoreNS3Flows(refFCT, reFCT)
 }
 
 // ns3Bound is a case's line of bounds.txt; a negative flows or pauses bound ("-") means the case
