@@ -114,7 +114,8 @@ func readNS3Case(dir string) (ns3Case, error) {
 	if (c.workload == "") == (c.flows == "") || c.topology == "" {
 		return c, fmt.Errorf("%s/case.txt: expected a topology line and a workload or flows line", dir)
 	}
-	if rd := filepath.Join(dir, "rerun"); fileExists(filepath.Join(rd, "case.txt")) {
+	rd := filepath.Join(dir, "rerun")
+	if _, err := os.Stat(filepath.Join(rd, "case.txt")); err == nil {
 		r, err := readNS3Case(rd)
 		if err != nil {
 			return c, err
@@ -125,11 +126,6 @@ func readNS3Case(dir string) (ns3Case, error) {
 		c.rerun = rd
 	}
 	return c, nil
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // ns3Cases lists the cases of root: every folder with a case.txt, by name.
@@ -656,36 +652,37 @@ func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
 	out := filepath.Join(dir, "out")
 	r.rerunLayers, r.rerunFlows = scoreNS3Rerun(c)
 	r.pauses = scoreNS3Pauses(filepath.Join(c.dir, "pfc.txt"), filepath.Join(out, "pfc.txt"))
-	refFCT := filepath.Join(c.dir, "fct.txt")
-	if c.flows != "" || !ns3HasReport(c) {
-		// A flow file has no report; nor has a workload whose report SimAI's ns-3 left empty
-		// (AICB's GPT-175B): both are scored on the span of their flows.
-		r.layers = scoreNS3Span(refFCT, filepath.Join(out, "fct.txt"))
-		r.flows = scoreNS3Flows(refFCT, filepath.Join(out, "fct.txt"))
-		return r
+	csv := ""
+	if c.flows == "" && ns3HasReport(c) {
+		csvs, _ := filepath.Glob(filepath.Join(out, "*EndToEnd.csv"))
+		if len(csvs) == 0 {
+			r.failed = "no EndToEnd.csv"
+			return r
+		}
+		csv = csvs[0]
 	}
-	csvs, _ := filepath.Glob(filepath.Join(out, "*EndToEnd.csv"))
-	if len(csvs) == 0 {
-		r.failed = "no EndToEnd.csv"
-		return r
-	}
-	r.layers = scoreNS3Layers(filepath.Join(c.dir, "ncclFlowModel_EndToEnd.csv"), csvs[0], refFCT)
-	r.flows = scoreNS3Flows(refFCT, filepath.Join(out, "fct.txt"))
+	r.layers, r.flows = scoreNS3Run(c, filepath.Join(out, "fct.txt"), csv)
 	return r
 }
 
-// scoreNS3Rerun scores a case's rerun against the case's run, as runNS3Case scores simd's:
-// the per-layer error (or, without a report, that of the flows' span) and the flows.
+// scoreNS3Run scores a run of case c, its fct.txt and EndToEnd.csv, against the case's: the
+// per-layer error and the flows. A flow file has no report; nor has a workload whose report
+// SimAI's ns-3 left empty (AICB's GPT-175B): both are scored on the span of their flows, and csv
+// is not read.
+func scoreNS3Run(c ns3Case, fct, csv string) (ns3LayerScore, ns3FlowScore) {
+	refFCT := filepath.Join(c.dir, "fct.txt")
+	if c.flows != "" || !ns3HasReport(c) {
+		return scoreNS3Span(refFCT, fct), scoreNS3Flows(refFCT, fct)
+	}
+	return scoreNS3Layers(filepath.Join(c.dir, "ncclFlowModel_EndToEnd.csv"), csv, refFCT), scoreNS3Flows(refFCT, fct)
+}
+
+// scoreNS3Rerun scores a case's rerun against the case's run, as runNS3Case scores simd's.
 func scoreNS3Rerun(c ns3Case) (ns3LayerScore, ns3FlowScore) {
 	if c.rerun == "" {
 		return ns3LayerScore{problem: "no rerun"}, ns3FlowScore{problem: "no rerun"}
 	}
-	refFCT, reFCT := filepath.Join(c.dir, "fct.txt"), filepath.Join(c.rerun, "fct.txt")
-	if c.flows != "" || !ns3HasReport(c) {
-		return scoreNS3Span(refFCT, reFCT), scoreNS3Flows(refFCT, reFCT)
-	}
-	return scoreNS3Layers(filepath.Join(c.dir, "ncclFlowModel_EndToEnd.csv"), filepath.Join(c.rerun, "ncclFlowModel_EndToEnd.csv"), refFCT),
-		scoreNS3Flows(refFCT, reFCT)
+	return scoreNS3Run(c, filepath.Join(c.rerun, "fct.txt"), filepath.Join(c.rerun, "ncclFlowModel_EndToEnd.csv"))
 }
 
 // ns3Bound is a case's line of bounds.txt; a negative flows or pauses bound ("-") means the case
