@@ -125,3 +125,47 @@ func TestTurnsMatchRoundRobin(t *testing.T) {
 		}
 	}
 }
+
+// TestLastACKWaitsOnForwardedTurns: the last ACK of a flow waits at a switch port that forwards
+// another host's round robin for the rest of the packet the port is sending, as ns-3's switch
+// queues it (ACK_HIGH_PRIO 0). On a 400 Gb/s star with 1 µs links and ACKs of no size, host 0
+// sends two long flows to host 1, in turn, packets of 181 ns on ns-3's clock from 0; host 1
+// sends X, two full packets, to host 2 from start. X's last packet leaves host 1 at 362 ns, is
+// stored at the switch at 1,362 and forwarded by 1,543, reaches host 2 at 2,543; its ACK
+// leaves at once (host 2 sends nothing) and reaches the switch at 3,543. The switch port to
+// host 1 sends host 0's k-th packet from 181(k+1) + 1,000 on: its packets end at 1,000 + 181m,
+// the next at 3,715, so the ACK waits 172 ns and X is done at 3,715 + 1,000 = 4,715 ns after
+// it started. Without turns the switch port's packets are not followed and the ACK waits half
+// a packet while the port sends (locked rule aside), 90.5 ns: 4,633.5.
+func TestLastACKWaitsOnForwardedTurns(t *testing.T) {
+	for _, c := range []struct {
+		turns bool
+		start engine.Time
+		want  float64 // ns after X's start
+	}{
+		{true, 0, 4715},
+		// X starts 50 ns later: its ACK reaches the switch at 3,593, 122 ns before 3,715.
+		{true, 50 * engine.Nanosecond, 4715 - 50},
+		// 150 ns later: at 3,693, 22 ns before 3,715.
+		{true, 150 * engine.Nanosecond, 4715 - 150},
+		// 200 ns later: at 3,743, 153 ns before 3,896.
+		{true, 200 * engine.Nanosecond, 3896 + 1000 - 200},
+		{false, 0, 3543 + 90.5 + 1000},
+	} {
+		cfg := repoConfig()
+		cfg.Transport = fluid.Transport{Payload: 9000, Header: 52, Ack: 0, NanosecondClock: true, AtAck: true}
+		cfg.Turns = c.turns
+		cfg.AckWait = AckWaitMean
+		g := star(t, 3, G400, engine.Microsecond)
+		s, n, rec, _ := setup(t, g, cfg)
+		for i := range 2 {
+			s.AtFunc(0, func() { n.Start([]int32{0, 3}, []int32{2, 1}, 20*9000, int64(i)) })
+		}
+		s.AtFunc(c.start, func() { n.Start([]int32{2, 5}, []int32{4, 3}, 2*9000, 2) })
+		s.Run()
+		got := float64(rec.arrived[2]-c.start) / 1e3
+		if math.Abs(got-c.want) > 1 {
+			t.Errorf("turns %v, X started at %d ps: done %.1f ns after its start, want %.1f", c.turns, c.start, got, c.want)
+		}
+	}
+}
