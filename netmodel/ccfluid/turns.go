@@ -343,7 +343,9 @@ func (n *Network) markFlow(id int32, e uint32) {
 // (Transport.Tail's rate, whose gap before the last packet is its turn's).
 func (n *Network) turnEnd(id int32) (rate float64, ok bool) {
 	f := &n.flows[id]
-	if f.hops == 0 {
+	// Without turns no port keeps a round robin: reading the port's state would cost a cache
+	// miss per flow for nothing (6.5% of a 4,096-GPU all-reduce under DCQCN).
+	if !n.cfg.Turns || f.hops == 0 {
 		return 0, false
 	}
 	l := n.arena[f.off]
