@@ -43,9 +43,10 @@ func TestEventDeterministic(t *testing.T) {
 // sends C' = 9052·8/25 ns = 2,896.6 Gb/s, and the ACKs of the 8 flows coming in, which it sends
 // first, take 0 ns each (60 bytes: 0.17 ns, rounded down): the flows are sent after
 // 8·263,704·8/C'; their last packets leave in turn, on average 3.5 last packets (1,196 bytes)
-// early; the NVSwitch stores the last one (fluid.Transport.Tail); then 25 + 25 ns there, 25 + 25
-// ns and two ACKs of 0 ns back. That is 5.918 µs a step, 82.86 µs (+1 ns of update time); with
-// -packet-time exact (C, ACKs of 60·8/C, the port's data C·9052/9112) 5.991 µs, 83.87 µs; the
+// early; the NVSwitch stores the last one and sends it after the full packet before it, another
+// flow's (fluid.Transport.Tail at the port's rate); then 25 + 25 ns there, 25 + 25 ns and two
+// ACKs of 0 ns back. That is 5.940 µs a step, 83.16 µs (+1 ns of update time); with
+// -packet-time exact (C, ACKs of 60·8/C, the port's data C·9052/9112) 6.013 µs, 84.18 µs; the
 // pure fluid's 14 × (5.825 + 0.1) µs; with the 6 µs latency, 14 × 6 µs more.
 func TestSendLatency(t *testing.T) {
 	firstLayer := func(csv string) float64 {
@@ -71,7 +72,7 @@ func TestSendLatency(t *testing.T) {
 	tr := fluid.SimAITransport(9000, 0)
 	last := float64(tr.Last(256<<10) * 8)
 	step := func(c, port, ack float64) float64 {
-		return float64(8*tr.Wire(256<<10)*8)/port + float64(tr.Tail(256<<10, port/8, []float64{c, c}))/1e12 -
+		return float64(8*tr.Wire(256<<10)*8)/port + float64(tr.Tail(256<<10, port, []float64{c, c}))/1e12 -
 			3.5*last/c + 100e-9 + 2*ack
 	}
 	if want := 14*step(2896.64e9, 2896.64e9, 0)*1e6 + 0.001; math.Abs(none-want) > 1e-3 {

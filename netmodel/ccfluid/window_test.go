@@ -180,7 +180,9 @@ func TestACKsTakeTheirShare(t *testing.T) {
 
 // A port serving k flows in turn sends their last packets one after another: flows that share
 // it equally finish, on average, (k−1)/2 last packets before the fluid's common instant. Four
-// 128 KiB flows out of one host's 400 Gb/s link to four others.
+// 128 KiB flows out of one host's 400 Gb/s link to four others. The packet before each last one
+// is another flow's, which the switch sends out of another port, so the last one waits there
+// for its own flow's packet only (Transport.Tail at the flow's share).
 func TestTurnsOfAPort(t *testing.T) {
 	const k = 4
 	g := star(t, k+1, G400, engine.Microsecond)
@@ -535,6 +537,46 @@ func TestACKsWaitWhereTheirLoopPutsThem(t *testing.T) {
 		want := float64(tr.Wire(size)*8) / rate
 		if got := rec.sentAt[2].Seconds(); math.Abs(got-want) > 0.001*want {
 			t.Errorf("rule %d: B→C sent at %.3f µs, want %.3f µs (%.2f Gb/s, its ACK waiting %.1f ns)", tc.rule, got*1e6, want*1e6, rate/1e9, tc.wait*1e9)
+		}
+	}
+}
+
+// TestLastPacketBehindAnotherFlowsPacket: a switch stores and forwards a packet whole and cannot
+// send it before the one ahead of it, so a flow's last packet, short and right behind a full
+// packet of another flow of its port, waits at the switch for that one. Seven flows of 256 KiB
+// from one host to another over a 2,880 Gb/s switch (25 ns links, SimAI's 9,000-byte packets
+// in whole nanoseconds: a full one 25 ns, the last, 1,196 bytes on the wire, 3.303 ns at the
+// rate full ones make): the port sends 203 full packets by 5,075 ns, then the seven last
+// packets. The full one before them reaches the switch at 5,100 and leaves it at 5,125; the
+// first last packet, at the switch from 5,103.3, leaves behind it at 5,128.3, reaches the
+// receiver at 5,153.3 and its ACK (no time on the wire) the sender at 5,203.3 ns; each next one
+// 3.303 ns later. SimAI's ns-3 (flows_turn7_256KB__SpX8): 5,203, 5,206, … 5,221 ns. With
+// sharing the seven end together at their mean, 5,213.2 ns. Before, the tail assumed the
+// packet before the last was the flow's own, a share of the port earlier: 5,181 ns for the
+// first with turns, 5,193 for all with sharing.
+func TestLastPacketBehindAnotherFlowsPacket(t *testing.T) {
+	const k, size = 7, 256 << 10
+	last := 1196 * 25 / 9052.0 // ns
+	for _, turns := range []bool{false, true} {
+		cfg := repoConfig()
+		cfg.Transport = fluid.SimAITransport(9000, 0)
+		cfg.Transport.NanosecondClock = true
+		cfg.ECN = nil
+		cfg.Turns = turns
+		g := star(t, 2, 2880e9, 25*engine.Nanosecond)
+		s, n, rec, _ := setup(t, g, cfg)
+		for i := range k {
+			n.Start([]int32{0, 3}, []int32{2, 1}, size, int64(i))
+		}
+		s.Run()
+		for i := range int64(k) {
+			want := 5203.3 + float64(i)*last
+			if !turns {
+				want = 5203.3 + float64(k-1)/2*last
+			}
+			if got := float64(rec.arrived[i]) / 1e3; math.Abs(got-want) > 0.1 {
+				t.Errorf("turns %v: flow %d done at %.2f ns, want %.2f", turns, i, got, want)
+			}
 		}
 	}
 }
