@@ -398,5 +398,13 @@ func (n *Network) turnWait(l int32, at engine.Time) (float64, bool) {
 			return (b - a) / 1e12, true
 		}
 	}
+	// Every packet the port has is out before at: it is idle then (until a flow joins).
+	maxLeft := int32(0)
+	for _, l := range t.left {
+		maxLeft = max(maxLeft, l)
+	}
+	if maxLeft-int32(r) <= 2 {
+		return 0, true
+	}
 	return 0, false
 }

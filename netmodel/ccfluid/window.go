@@ -412,10 +412,11 @@ func (n *Network) lastAckWait(id int32, now engine.Time) float64 {
 // forwardedWait is how long an ACK that reaches link l at at waits there behind the data packet
 // in service, when l forwards the packets of one NIC port that serves its flows in turn (ok):
 // every flow on l came from that port, its second link, and every flow of the port goes on over
-// l, at the port's rate, with no backlog at l. l then sends each packet as the port's next one
-// begins, one propagation delay later (store and forward of packets of one size), so the packet
-// in service at l at at is the port's at at − delay, and the ACK waits its rest (turnWait; a
-// switch queues ACKs behind data, ACK_HIGH_PRIO 0). This is what bunches the last ACKs of a
+// l, at the port's rate, with no backlog at l. l then sends each packet a propagation delay and a
+// full packet's time after the port began it: stored whole, then sent, and the short last
+// packets that follow a full one queue behind it (portBusy) and keep that lag. So the packet in
+// service at l at at is the port's at at − delay − full, and the ACK waits its rest (turnWait;
+// a switch queues ACKs behind data, ACK_HIGH_PRIO 0). This is what bunches the last ACKs of a
 // step on a server's NVSwitch: SimAI's ns-3 ends the eight 1 MiB flows of a step of the
 // 8-GPU ring 0, 0, 0, 2, 14, 26, 38 and 50 ns apart, their ACKs held on the grids of the
 // receiver's port and of the switch port to the sender, which forwards the sender's predecessor.
@@ -435,7 +436,8 @@ func (n *Network) forwardedWait(l int32, at engine.Time) (float64, bool) {
 	if len(n.links[u].on) != len(lk.on) || n.capOf(u) != n.capOf(l) {
 		return 0, false
 	}
-	return n.turnWait(u, at-n.kin[u].delay)
+	full := engine.Time(math.Round(float64(n.cfg.Transport.Full()*8) / n.capOf(l) * 1e12))
+	return n.turnWait(u, at-n.kin[u].delay-full)
 }
 
 // sendsUntil reports whether a flow still sending over link l has its last byte reach l after
