@@ -385,7 +385,7 @@ func (n *Network) lastAckWait(id int32, now engine.Time) float64 {
 	t := now + f.delay + f.sf
 	for k := f.hops; k < f.hops+f.ack; k++ {
 		l := n.arena[f.off+k]
-		if lk := &n.links[l]; lk.arr > 0 && !lk.paused && n.sendsUntil(l, t) {
+		if lk := &n.links[l]; lk.arr > 0 && !lk.paused && (n.sendsUntil(l, t) || k > f.hops && n.forwardsUntil(l, t)) {
 			if tw, ok := n.turnWait(l, t); ok && k == f.hops {
 				// The receiver's port serves its flows in turn: the rest of its packet then.
 				if tw > 0 {
@@ -438,6 +438,18 @@ func (n *Network) forwardedWait(l int32, at engine.Time) (float64, bool) {
 	}
 	full := engine.Time(math.Round(float64(n.cfg.Transport.Full()*8) / n.capOf(l) * 1e12))
 	return n.turnWait(u, at-n.kin[u].delay-full)
+}
+
+// forwardsUntil reports whether link l, forwarding a round robin's packets (forwardedWait), is
+// still sending at t although every flow's last byte has reached it: a switch sends a packet a
+// full packet's time after it began to arrive, so the last ones are still queued there for up to
+// that long (Config.Turns only).
+func (n *Network) forwardsUntil(l int32, t engine.Time) bool {
+	if !n.cfg.Turns {
+		return false
+	}
+	full := engine.Time(math.Round(float64(n.cfg.Transport.Full()*8) / n.capOf(l) * 1e12))
+	return n.sendsUntil(l, t-full)
 }
 
 // sendsUntil reports whether a flow still sending over link l has its last byte reach l after
