@@ -436,20 +436,21 @@ func (n *Network) forwardedWait(l int32, at engine.Time) (float64, bool) {
 	if len(n.links[u].on) != len(lk.on) || n.capOf(u) != n.capOf(l) {
 		return 0, false
 	}
-	full := engine.Time(math.Round(float64(n.cfg.Transport.Full()*8) / n.capOf(l) * 1e12))
-	return n.turnWait(u, at-n.kin[u].delay-full)
+	return n.turnWait(u, at-n.kin[u].delay-n.fullTime(l))
 }
 
-// forwardsUntil reports whether link l, forwarding a round robin's packets (forwardedWait), is
+// forwardsUntil reports whether link l, a switch port after the first link of its flows, is
 // still sending at t although every flow's last byte has reached it: a switch sends a packet a
 // full packet's time after it began to arrive, so the last ones are still queued there for up to
-// that long (Config.Turns only).
+// that long (Config.Turns only, where forwardedWait follows that port's packets).
 func (n *Network) forwardsUntil(l int32, t engine.Time) bool {
-	if !n.cfg.Turns {
-		return false
-	}
-	full := engine.Time(math.Round(float64(n.cfg.Transport.Full()*8) / n.capOf(l) * 1e12))
-	return n.sendsUntil(l, t-full)
+	return n.cfg.Turns && n.sendsUntil(l, t-n.fullTime(l))
+}
+
+// fullTime is how long link l takes to send a full packet, at what its packets make of its rate
+// (capOf: whole nanoseconds on ns-3's clock).
+func (n *Network) fullTime(l int32) engine.Time {
+	return engine.Time(math.Round(float64(n.cfg.Transport.Full()*8) / n.capOf(l) * 1e12))
 }
 
 // sendsUntil reports whether a flow still sending over link l has its last byte reach l after
