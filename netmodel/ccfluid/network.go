@@ -1452,7 +1452,7 @@ func (n *Network) portBusy(id int32, now engine.Time, joined bool) bool {
 		return false
 	}
 	c := n.kin[port].capa
-	within := float64(n.cfg.Transport.Last(f.bytes)*8)/c + float64(float64(n.cfg.Transport.Full()*8)/c/2)
+	within := float64(n.cfg.Transport.Last(f.bytes)*8)/c + float64(n.fullSecs(c)/2)
 	return secs(now-n.lastSent[port]) <= within
 }
 

@@ -60,7 +60,7 @@ type turnState struct {
 // fullPs is the time, ps, a full packet takes at the round robin's rate, packetPs the time of the
 // packet flow i begins with left packets not begun.
 func (n *Network) fullPs(t *turnState) float64 {
-	return float64(float64(n.cfg.Transport.Full()*8) / t.c * 1e12)
+	return float64(n.fullSecs(t.c) * 1e12)
 }
 
 func (n *Network) packetPs(t *turnState, i int, left int32) float64 {

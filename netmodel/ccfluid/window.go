@@ -138,7 +138,7 @@ func (n *Network) ackWaitAt(l int32, q float64, prev int32) float64 {
 	if c <= 0 || n.cfg.Transport.Payload <= 0 {
 		return 0
 	}
-	pkt := float64(n.cfg.Transport.Full()*8) / c
+	pkt := n.fullSecs(c)
 	if prev >= 0 {
 		// The ACK's transmission on the link before (Transport.PacketSecs: 8A/C, or its whole
 		// nanoseconds on ns-3's clock).
@@ -162,7 +162,7 @@ func (n *Network) ackWaitOn(id, k, l int32, q float64, waited int32) float64 {
 	f := &n.flows[id]
 	if waited < 0 && k == f.hops && n.cfg.AckWait == AckWaitLocked && n.lockedFirst(id, l) {
 		if c := n.capOf(l); c > 0 && n.cfg.Transport.Payload > 0 {
-			pkt := float64(n.cfg.Transport.Full()*8) / c
+			pkt := n.fullSecs(c)
 			return busyShare(q, n.links[l].arr, c) * (pkt - math.Mod(secs(f.delay), pkt))
 		}
 	}
@@ -181,7 +181,7 @@ func (n *Network) loopWait(id, l int32, q float64) float64 {
 	if c <= 0 || n.cfg.Transport.Payload <= 0 {
 		return 0
 	}
-	pkt := float64(n.cfg.Transport.Full()*8) / c
+	pkt := n.fullSecs(c)
 	ph := math.Mod(n.flows[id].rtt0, pkt)
 	if ph < tieSecs || pkt-ph < tieSecs {
 		ph = 0 // a whole number of packets, to the picosecond the clock keeps
@@ -450,7 +450,12 @@ func (n *Network) forwardsUntil(l int32, t engine.Time) bool {
 // fullTime is how long link l takes to send a full packet, at what its packets make of its rate
 // (capOf: whole nanoseconds on ns-3's clock).
 func (n *Network) fullTime(l int32) engine.Time {
-	return engine.Time(math.Round(float64(n.cfg.Transport.Full()*8) / n.capOf(l) * 1e12))
+	return engine.Time(math.Round(n.fullSecs(n.capOf(l)) * 1e12))
+}
+
+// fullSecs is how long a full packet (payload and headers) takes at c bits/s, seconds.
+func (n *Network) fullSecs(c float64) float64 {
+	return float64(n.cfg.Transport.Full()*8) / c
 }
 
 // sendsUntil reports whether a flow still sending over link l has its last byte reach l after
@@ -559,7 +564,7 @@ func (n *Network) checkShare(l int32) {
 	if c > 0 {
 		rho = busyShare(lk.qs.q, lk.arr, c)
 	}
-	pkt := float64(n.cfg.Transport.Full()*8) / lk.capa
+	pkt := n.fullSecs(lk.capa)
 	d := 0.0
 	if rho != lk.rho {
 		// The wait moves by half a packet per unit of rho, or by up to a whole one where it
