@@ -77,12 +77,22 @@ type Stats struct {
 	RegionFlows uint64 // flows in the final regions, summed over Recomputes
 	RegionLinks uint64 // directed links in the final regions, summed over Recomputes
 	MaxRegion   int    // flows in the largest final region
-	Rerated     uint64 // flows whose rate changed in a recompute (remaining bytes updated, timer moved)
+	// RecomputesByLinks and RegionFlowsByLinks count the recomputes, and the flows of their
+	// final regions, by how many directed links the solver held (RegionLinks less the links
+	// of flows fixed alone): entry 0 for none, entry k ≥ 1 for 2^(k−1) to 2^k − 1 links, the
+	// last entry for all above. Where the solver's work goes: a collective's NVLink ports are
+	// regions of a few links, ECMP-coupled fabric crossings of tens to hundreds.
+	RecomputesByLinks  [SizeClasses]uint64
+	RegionFlowsByLinks [SizeClasses]uint64
+	Rerated            uint64 // flows whose rate changed in a recompute (remaining bytes updated, timer moved)
 
 	Events uint64 // engine events handled by the network (recomputes, sends, arrivals)
 
 	Rerouted uint64 // Reroute calls that moved a transmitting flow
 }
+
+// SizeClasses is the number of entries of Stats.RecomputesByLinks.
+const SizeClasses = 12
 
 // Event kinds, in Event.Arg.
 const (

@@ -515,3 +515,25 @@ func TestLinkBytesAt(t *testing.T) {
 		t.Errorf("LinkBytesAt(150us) from 100us %v, LinkBytes at 150us %v, want 1.875e6", ahead, got)
 	}
 }
+
+// TestRecomputesByLinks checks the solver's size classes: a flow alone on its path is fixed
+// without the solver (no link held: class 0), and its send queues a recompute with nothing to
+// solve (class 0 again); two flows started together on a path of three links share all three
+// (class 2: 2–3 links), and their sends queue one more empty recompute.
+func TestRecomputesByLinks(t *testing.T) {
+	g := lineGraph(t, G100, G100, G100)
+	s, n, _ := setup(g)
+	n.Start([]int32{0}, 1*MB, 0, 1)
+	s.Run()
+	n.Start([]int32{0, 2, 4}, 1*MB, 0, 2)
+	n.Start([]int32{0, 2, 4}, 1*MB, 0, 3)
+	s.Run()
+	st := n.Stats()
+	var wantRec, wantFlows [SizeClasses]uint64
+	wantRec[0], wantFlows[0] = 3, 1
+	wantRec[2], wantFlows[2] = 1, 2
+	if st.Recomputes != 4 || st.RecomputesByLinks != wantRec || st.RegionFlowsByLinks != wantFlows {
+		t.Errorf("recomputes %d by links %v, region flows by links %v; want 4, %v, %v",
+			st.Recomputes, st.RecomputesByLinks, st.RegionFlowsByLinks, wantRec, wantFlows)
+	}
+}

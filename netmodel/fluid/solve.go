@@ -2,6 +2,7 @@ package fluid
 
 import (
 	"math"
+	"math/bits"
 
 	"simd/engine"
 )
@@ -50,6 +51,9 @@ func (n *Network) recompute() {
 	n.stats.RegionFlows += uint64(len(n.region))
 	n.stats.RegionLinks += uint64(len(n.rl) + n.loneLinks)
 	n.stats.MaxRegion = max(n.stats.MaxRegion, len(n.region))
+	k := min(bits.Len(uint(len(n.rl))), SizeClasses-1)
+	n.stats.RecomputesByLinks[k]++
+	n.stats.RegionFlowsByLinks[k] += uint64(len(n.region))
 	if checkInvariants {
 		if err := n.Check(); err != nil {
 			panic(err)
