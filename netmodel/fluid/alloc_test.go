@@ -93,30 +93,3 @@ func TestRecordSizes(t *testing.T) {
 		}
 	}
 }
-
-// TestOneFlowListInTheRecord checks where a link keeps its flows: one flow at a time in the
-// link's record itself, a second flow on the heap, and after that the heap list again.
-func TestOneFlowListInTheRecord(t *testing.T) {
-	s, n, _ := setup(lineGraph(t, G100))
-	inRecord := func(l int32) bool {
-		lk := &n.links[l]
-		return cap(lk.on) > 0 && &lk.on[:1][0] == &lk.one[0]
-	}
-	n.Start([]int32{0}, 1000, 0, 1)
-	if !inRecord(0) || len(n.links[0].on) != 1 {
-		t.Fatalf("one flow: list in the record %v, %d flows", inRecord(0), len(n.links[0].on))
-	}
-	s.Run()
-	if !inRecord(0) || len(n.links[0].on) != 0 {
-		t.Fatalf("after it: list in the record %v, %d flows", inRecord(0), len(n.links[0].on))
-	}
-	n.Start([]int32{0}, 1000, 0, 2)
-	n.Start([]int32{0}, 1000, 0, 3)
-	if inRecord(0) || len(n.links[0].on) != 2 {
-		t.Fatalf("two flows: list in the record %v, %d flows", inRecord(0), len(n.links[0].on))
-	}
-	s.Run()
-	if len(n.links[0].on) != 0 {
-		t.Fatalf("after them: %d flows", len(n.links[0].on))
-	}
-}

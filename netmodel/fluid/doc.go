@@ -111,10 +111,7 @@
 // arena of link ids; a slot keeps its chunk (at least 8 links) for the next flow that fits.
 // Every directed link keeps its flows in a slice of (flow, arena position) entries, and every
 // hop of a path remembers its entry's position, so a flow leaves a link in O(1) by
-// swap-removal. The slice's first entry lives in the link's record itself, so a link that
-// carries one flow at a time (most links of a data-parallel ring over thousands of GPUs) costs a
-// flow one cache line where it costs two with the entry on the heap: dp-allreduce-16384 (CC off)
-// 0.93× (0.90–1.04, 4 pairs side by side), same outputs. Region membership is an epoch stamp per flow and per link, so nothing is
+// swap-removal. Region membership is an epoch stamp per flow and per link, so nothing is
 // cleared between recomputes. Events are pointer-free engine events (flow id in Target, kind in
 // Arg). There are no maps, no logging and no clock; after warm-up nothing allocates
 // (TestSteadyStateAllocs).

@@ -153,20 +153,16 @@ type entry struct {
 }
 
 // linkState is what the network keeps per directed link, in one 64-byte record: a link a
-// recompute touches costs one cache line instead of one per field in separate arrays. Its list
-// of flows starts in the record itself (one): a link that never carries two flows at once —
-// most links of a large data-parallel ring — keeps its list there, and a flow joining or
-// leaving it touches one cache line, not two. The second flow moves the list to the heap,
-// where it stays. Records are never copied (the list may point into its own record).
+// recompute touches costs one cache line instead of one per field in separate arrays.
 type linkState struct {
-	on    []entry  // the transmitting flows
-	one   [1]entry // on's first storage
-	capa  float64  // bits/s
-	sent  float64  // bytes of the flows sent over it, and of rerouted flows while they crossed it
-	mark  uint32   // region epoch
-	idx   int32    // index in rl when mark == epoch
-	bnCnt int32    // transmitting flows whose bottleneck it is
-	dirty bool     // in Network.dirty
+	on     []entry // the transmitting flows
+	capa   float64 // bits/s
+	sent   float64 // bytes of the flows sent over it, and of rerouted flows while they crossed it
+	bnBits float64 // bits sent while it was the bottleneck (TrackBottlenecks)
+	mark   uint32  // region epoch
+	idx    int32   // index in rl when mark == epoch
+	bnCnt  int32   // transmitting flows whose bottleneck it is
+	dirty  bool    // in Network.dirty
 }
 
 // rlink is the solver's state of one link of the region. After a widening the region's links
@@ -211,8 +207,7 @@ type Network struct {
 	arena []int32    // paths: directed link ids
 	apos  []int32    // parallel to arena: the flow's position in that link's list
 
-	links  []linkState // per directed link
-	bnBits []float64   // per directed link, with TrackBottlenecks: bits sent while it was the bottleneck
+	links []linkState // per directed link
 
 	dirty   []int32 // links whose flow set changed since the last recompute
 	fresh   []int32 // flows started since the last recompute, not rated yet
@@ -289,14 +284,11 @@ func NewWithOptions(s *engine.Scheduler, g *route.Graph, obs Observer, opt Optio
 		links: make([]linkState, nl),
 	}
 	for l := range nl {
-		lk := &n.links[l]
-		lk.on = lk.one[:0:1]
 		// With Transport.NanosecondClock, what full packets sent back to back make of the rate.
-		lk.capa = opt.Transport.PacketRate(g.Rate(int32(l)))
+		n.links[l].capa = opt.Transport.PacketRate(g.Rate(int32(l)))
 	}
 	if opt.TrackBottlenecks {
 		n.bobs, _ = obs.(BottleneckObserver)
-		n.bnBits = make([]float64, nl)
 	}
 	n.h = s.Register(handler{n})
 	return n
@@ -518,7 +510,7 @@ func (n *Network) closeSegment(id int32, now engine.Time) {
 	fc, fh := &n.cold[id], &n.hot[id]
 	if fh.bn >= 0 && now > fc.segAt {
 		bits := float64(fh.rate*float64(now-fc.segAt)) / 1e12
-		n.bnBits[fh.bn] += bits
+		n.links[fh.bn].bnBits += bits
 		if n.bobs != nil {
 			n.bobs.FlowBottleneck(FlowID(id), fh.bn, bits/8, now)
 		}
@@ -660,10 +652,7 @@ func (n *Network) LinkBytesAt(l int32, t engine.Time) float64 {
 // bottleneck, counted at the ends of their segments (see BottleneckObserver). It is 0 unless
 // the network was built with Options.TrackBottlenecks.
 func (n *Network) BottleneckBytes(l int32) float64 {
-	if n.bnBits == nil {
-		return 0
-	}
-	return n.bnBits[l] / 8
+	return n.links[l].bnBits / 8
 }
 
 // Stats returns the network's counters.
