@@ -362,6 +362,7 @@ func ParseSimAIConf(r io.Reader, file string) (SimAIConf, []*lex.Error, error) {
 		c.Present[t.Text] = true
 		c.Lines[t.Text] = t.Line
 		c.Raw[t.Text] = p.raw
+		p.lastKey, p.lastKeyEnd = t.Text, p.lastLine
 	}
 	if err := p.sc.Err(); err != nil {
 		return SimAIConf{}, p.warnings, lex.Errorf(file, p.lastLine, "", "reading failed: %v", err)
@@ -376,9 +377,13 @@ type confParser struct {
 	prevLine int        // line of the last token taken from the scanner, comments included
 	lastLine int        // line of the last token returned by next
 	unread   *lex.Token // a token handed back by skipUnknown
-	raw      []string   // value tokens of the key being read
-	ctx      string     // prefix for messages about the current value, e.g. "entry 2 of 6: "
-	warnings []*lex.Error
+	// lastKey is the last known key read and lastKeyEnd the line of its last value: an unknown
+	// key on that line is most likely the rest of a value written with spaces.
+	lastKey    string
+	lastKeyEnd int
+	raw        []string // value tokens of the key being read
+	ctx        string   // prefix for messages about the current value, e.g. "entry 2 of 6: "
+	warnings   []*lex.Error
 }
 
 // next returns the next token that is not part of a comment line.
@@ -443,6 +448,8 @@ func (p *confParser) skipUnknown(key lex.Token) {
 	fmt.Fprintf(&b, "unknown key %q ignored", key.Text)
 	if strings.HasPrefix(key.Text, "#") {
 		b.WriteString(" ('#' starts a comment only as the first word of a line; SimAI reads these words as keys)")
+	} else if p.lastKey != "" && key.Line == p.lastKeyEnd {
+		fmt.Fprintf(&b, " (it follows %s's value on the same line: a value with spaces is read as several words, as SimAI reads it)", p.lastKey)
 	}
 	if n > 0 {
 		fmt.Fprintf(&b, "; skipped %s", strings.Join(skipped, " "))
