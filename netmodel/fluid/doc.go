@@ -120,7 +120,8 @@
 // move per re-rated flow, O(log events) each) plus the solver's work, which is linear in what
 // the passes solve: over the links of the solved parts, their flow lists and the paths of their
 // flows, plus O(links·log links) for the heap. Stats.SolvedLinks and SolvedFlows count that
-// work, Stats.RegionFlows and Rerated what it produced.
+// work, Stats.RegionFlows and Rerated what it produced, and Stats.RecomputesByLinks and
+// RegionFlowsByLinks the same by the size of the solve (`-log-level debug` prints them).
 //
 // # Rerouting
 //
