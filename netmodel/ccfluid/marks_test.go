@@ -129,3 +129,39 @@ func TestEveryMarkIsAFlows(t *testing.T) {
 		})
 	}
 }
+
+// TestPoissonMarkNeeds checks where a port's next mark falls, in expected marked packets since
+// its last: with Config.PoissonMarks an Exp(1) draw, kept until the mark falls (the link is
+// armed again and again in between) and drawn anew after it, so that the marks are a Poisson
+// process of the marking rate (mean 1 and coefficient of variation 1 over many marks);
+// without, always 1, evenly spaced marks.
+func TestPoissonMarkNeeds(t *testing.T) {
+	kinds := []topo.NodeKind{topo.GPU, topo.Switch}
+	g := graphOf(t, kinds, []tlink{{0, 1, G400, engine.Microsecond}})
+	for _, poisson := range []bool{false, true} {
+		cfg := repoConfig()
+		cfg.PoissonMarks = poisson
+		_, n, _, _ := setup(t, g, cfg)
+		const draws = 20000
+		var sum, sq float64
+		for range draws {
+			x := n.markNeed(0)
+			if again := n.markNeed(0); again != x {
+				t.Fatalf("poisson %v: the need moved from %g to %g before a mark", poisson, x, again)
+			}
+			if poisson {
+				n.needs[0] = 0 // as mark does
+			}
+			sum += x
+			sq += x * x
+		}
+		mean := sum / draws
+		cv := math.Sqrt(max(sq/draws-mean*mean, 0)) / mean
+		switch {
+		case !poisson && (mean != 1 || cv != 0):
+			t.Errorf("regular marks: mean %g, variation %g; want 1 and 0", mean, cv)
+		case poisson && (math.Abs(mean-1) > 0.03 || math.Abs(cv-1) > 0.03):
+			t.Errorf("poisson marks: mean %.4f, variation %.4f; want 1 and 1 within 3%%", mean, cv)
+		}
+	}
+}

@@ -103,6 +103,14 @@ type Config struct {
 	// leaves when the round robin sends it. False shares the port as a fluid (processor
 	// sharing) and ends flows that would end together at their mean (turnOffset).
 	Turns bool
+	// PoissonMarks places a port's ECN marks as a Poisson process of its marking rate (RED's
+	// probability at the queue times the packets it sends): after each mark the expected
+	// count to the next is drawn from Exp(1). ns-3 draws every packet it sends against the
+	// probability on its own, so its marks bunch and thin by chance, and a flow's marks that
+	// bunch within one RATE_DECREASE_INTERVAL cut its rate once. False places a mark each
+	// time the expected count reaches a whole number: evenly spaced marks, each of a flow's
+	// landing in an interval of its own, so each a cut (docs/models.md, "ECN marks by chance").
+	PoissonMarks bool
 	// BoundedPFCChecks answers most of a PFC switch's checks with a bound on what any of its
 	// ports can hold, and looks at the ports only when the bound comes near a pause
 	// (pfcbound.go); false (the default) looks at every port whenever one of the switch's
@@ -312,6 +320,9 @@ type Network struct {
 	rng  *rand.Rand
 
 	flows []flow
+	// needs holds, with Config.PoissonMarks, each link's expected count of marked packets at
+	// which its next mark falls (markNeed; 0: not drawn yet).
+	needs []float64
 	// noPool counts the switches built without a buffer: BUFFER_SIZE leaves them no shared
 	// pool, and SimAI's ns-3 never pauses them (buildSwitches).
 	noPool int
@@ -421,6 +432,9 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed)), dcqcn: map[float64]*cc.DCQCNConfig{}}
 	nl := g.NumDirLinks()
 	n.links = make([]link, nl)
+	if cfg.PoissonMarks {
+		n.needs = make([]float64, nl)
+	}
 	n.feedAt = make([]feedClock, nl)
 	n.wcache = make([]windowCache, nl)
 	n.wdue = make([]float64, nl)
@@ -1233,7 +1247,7 @@ func (n *Network) armLink(l int32, now engine.Time) {
 	n.armMarker(l)
 	if lk.hasECN {
 		out, slope := rates(lk.qs.q, lk.arr, c)
-		n.setTimer(&lk.ecnT, markIn(&lk.ecn, lk.qs.q, slope, out, n.cfg.PacketBytes, 1-lk.qs.credit), l, evMark)
+		n.setTimer(&lk.ecnT, markIn(&lk.ecn, lk.qs.q, slope, out, n.cfg.PacketBytes, n.markNeed(l)-lk.qs.credit), l, evMark)
 	}
 	if n.windowed() {
 		n.armWindow(l, now)
@@ -1590,7 +1604,10 @@ func (n *Network) arrive(id int32, at engine.Time) {
 func (n *Network) mark(l int32, now engine.Time) {
 	n.advanceLink(l, now)
 	lk := &n.links[l]
-	lk.qs.credit = max(lk.qs.credit-1, 0)
+	lk.qs.credit = max(lk.qs.credit-n.markNeed(l), 0)
+	if n.cfg.PoissonMarks {
+		n.needs[l] = 0 // the next mark's count is drawn when the link is next armed
+	}
 	n.stats.Marks++
 	n.linkDirty(l)
 	if lk.arr <= 0 && !(n.cfg.MarkDepartures && lk.qs.q > 0) {
@@ -1622,6 +1639,19 @@ func (n *Network) mark(l int32, now engine.Time) {
 		}
 		n.s.At(rx+back, n.h, pick, evCNP|int64(f.gen)<<24)
 	}
+}
+
+// markNeed is the expected count of marked packets at which link lk's next mark falls: 1 for
+// evenly spaced marks, an Exp(1) draw with Config.PoissonMarks, made once per mark (the
+// draws follow the order of the simulation's events, so a seed gives one sequence).
+func (n *Network) markNeed(l int32) float64 {
+	if !n.cfg.PoissonMarks {
+		return 1
+	}
+	if n.needs[l] == 0 {
+		n.needs[l] = n.rng.ExpFloat64()
+	}
+	return n.needs[l]
 }
 
 // setMarkAt sets when flow id was last marked, in its record and in its entries on the flow

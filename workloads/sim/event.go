@@ -510,6 +510,7 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 	cfg.Reshape = !opt.ArrivalsAtInjection
 	cfg.BoundedPFCChecks = opt.BoundedPFCChecks
 	cfg.Turns = opt.NICTurns
+	cfg.PoissonMarks = !opt.RegularMarks
 	cfg.AckWait = [...]ccfluid.AckWait{AckWaitsLocked: ccfluid.AckWaitLocked, AckWaitsAligned: ccfluid.AckWaitAligned, AckWaitsAtRandom: ccfluid.AckWaitMean}[opt.AckWait]
 	tr := netmodel.TransportFor(conf, opt.AtArrival)
 	tr.NanosecondClock = !opt.ExactPacketTimes

@@ -314,6 +314,7 @@ type ProtocolRules struct {
 	PFCChecks   string // exact or bounded (-pfc-checks; ParsePFCChecks)
 	NICSharing  string // fair or turns (-nic-sharing; ParseNICSharing)
 	ChunkOrder  string // channel or arrival (-chunk-order; ParseChunkOrder)
+	ECNDraws    string // poisson or regular (-ecn-draws; ParseECNDraws)
 }
 
 // apply sets opt's protocol rules from r, or returns the first bad value.
@@ -332,6 +333,7 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.PFCChecks, ParsePFCChecks, &opt.BoundedPFCChecks},
 		{r.NICSharing, ParseNICSharing, &opt.NICTurns},
 		{r.ChunkOrder, ParseChunkOrder, &opt.ChunksOnArrival},
+		{r.ECNDraws, ParseECNDraws, &opt.RegularMarks},
 	} {
 		v, err := rule.parse(rule.value)
 		if err != nil {
@@ -438,6 +440,13 @@ func ParsePacketTime(t string) (exact bool, err error) {
 // returns EventOptions.ChunksOnArrival.
 func ParseChunkOrder(o string) (onArrival bool, err error) {
 	return parseChoice("-chunk-order", o, "channel", "arrival")
+}
+
+// ParseECNDraws reads -ecn-draws: "poisson" (the default, also "": a port's marks fall as a
+// Poisson process of its marking rate, as ns-3's per-packet draws do) or "regular" (one each
+// time the expected count reaches a whole number); it returns EventOptions.RegularMarks.
+func ParseECNDraws(d string) (regular bool, err error) {
+	return parseChoice("-ecn-draws", d, "poisson", "regular")
 }
 
 // parseChoice reads a flag of two values: SimAI's, def (also ""), gives false, the other, alt,

@@ -101,6 +101,10 @@ type EventOptions struct {
 	// packet each, as SimAI's NIC does, instead of sharing its rate as a fluid (processor
 	// sharing) (ParseNICSharing, ccfluid.Config.Turns).
 	NICTurns bool
+	// RegularMarks places a port's ECN marks evenly, one each time the expected count of
+	// marked packets reaches a whole number, instead of as a Poisson process of that rate as
+	// ns-3's per-packet draws fall (ParseECNDraws, ccfluid.Config.PoissonMarks).
+	RegularMarks bool
 	// BoundedPFCChecks looks at the ports of a PFC switch only when a bound on their
 	// occupancies comes near a pause, instead of whenever one of its queues changes
 	// (ParsePFCChecks, ccfluid.Config.BoundedPFCChecks).
