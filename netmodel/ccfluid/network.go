@@ -1641,9 +1641,10 @@ func (n *Network) mark(l int32, now engine.Time) {
 	}
 }
 
-// markNeed is the expected count of marked packets at which link lk's next mark falls: 1 for
-// evenly spaced marks, an Exp(1) draw with Config.PoissonMarks, made once per mark (the
-// draws follow the order of the simulation's events, so a seed gives one sequence).
+// markNeed is the expected count of marked packets at which link l's next mark falls: 1 for
+// evenly spaced marks, an Exp(1) draw with Config.PoissonMarks, made when the link is first
+// armed after a mark and kept until the next (the draws follow the order of the simulation's
+// events, so a seed gives one sequence).
 func (n *Network) markNeed(l int32) float64 {
 	if !n.cfg.PoissonMarks {
 		return 1
