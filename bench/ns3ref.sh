@@ -1,4 +1,4 @@
-# Sourced by the scripts that run simd on SimAI's ns-3 reference cases (ns3score, ns3bunch,
+# Sourced by the scripts that run simd on SimAI's ns-3 reference cases (ns3score, ns3bunch, ns3draws,
 # ns3spread):
 # the reference set's layout, its fct files, and one case's simd run. The caller sets
 # `set -uo pipefail` and passes its REF_DIR argument (possibly empty) to ns3ref_init.

@@ -75,6 +75,10 @@ type ns3Case struct {
 	// of a flow file with the same inputs (rerun/case.txt, its report and FCTs), "" without one:
 	// how far ns-3 moves itself.
 	rerun string
+	// draws are the folders of more ns-3 runs of the case's inputs with another stream of its
+	// random numbers (draws/<N>/: RngRun N), in name order: what ns-3 gives over its ECN marks'
+	// draws (TestNS3Draws).
+	draws []string
 }
 
 func readNS3Case(dir string) (ns3Case, error) {
@@ -125,6 +129,22 @@ func readNS3Case(dir string) (ns3Case, error) {
 			return c, fmt.Errorf("%s/case.txt: the rerun's workload, flows or topology differ from the case's", rd)
 		}
 		c.rerun = rd
+	}
+	ds, err := filepath.Glob(filepath.Join(dir, "draws", "*", "case.txt"))
+	if err != nil {
+		return c, err
+	}
+	sort.Strings(ds)
+	for _, d := range ds {
+		d = filepath.Dir(d)
+		r, err := readNS3Case(d)
+		if err != nil {
+			return c, err
+		}
+		if r.workload != c.workload || r.flows != c.flows || r.topology != c.topology {
+			return c, fmt.Errorf("%s/case.txt: the draw's workload, flows or topology differ from the case's", d)
+		}
+		c.draws = append(c.draws, d)
 	}
 	return c, nil
 }
@@ -538,6 +558,7 @@ type ns3Result struct {
 	rerunLayers ns3LayerScore
 	rerunFlows  ns3FlowScore
 	wall        float64 // seconds simd took
+	out         string  // simd's output folder (under the test's temporary folder)
 	// skipped is set for a case -short skips.
 	skipped bool
 }
@@ -626,7 +647,7 @@ func ns3Table(rows []ns3Result) string {
 
 // runNS3Case runs simd's event mode on a case in a fresh folder, in this process, with the
 // case's environment, and scores its outputs.
-func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
+func runNS3Case(t *testing.T, root string, c ns3Case, extra ...string) ns3Result {
 	t.Helper()
 	for _, k := range ns3EnvVars {
 		t.Setenv(k, "") // restored at the end of the test
@@ -642,6 +663,7 @@ func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
 		args = []string{"-flows", abs(filepath.Join(root, "flows", c.flows))}
 	}
 	args = append(args, "-n", abs(filepath.Join(root, "topo", c.topology)), "-c", abs(filepath.Join(c.dir, "SimAI.conf")), "-o", "out", "-quiet")
+	args = append(args, extra...)
 	start := time.Now()
 	code, _, errOut := runCLI(t, dir, args...)
 	r := ns3Result{c: c, wall: time.Since(start).Seconds()}
@@ -651,6 +673,7 @@ func runNS3Case(t *testing.T, root string, c ns3Case) ns3Result {
 		return r
 	}
 	out := filepath.Join(dir, "out")
+	r.out = out
 	r.rerunLayers, r.rerunFlows = scoreNS3Rerun(c)
 	r.pauses = scoreNS3Pauses(filepath.Join(c.dir, "pfc.txt"), filepath.Join(out, "pfc.txt"))
 	csv := ""
