@@ -646,7 +646,7 @@ func ns3Table(rows []ns3Result) string {
 }
 
 // runNS3Case runs simd's event mode on a case in a fresh folder, in this process, with the
-// case's environment, and scores its outputs.
+// case's environment and extra's arguments after the case's, and scores its outputs.
 func runNS3Case(t *testing.T, root string, c ns3Case, extra ...string) ns3Result {
 	t.Helper()
 	for _, k := range ns3EnvVars {
