@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,43 +81,18 @@ func (s ns3DrawsScore) row(name string) string {
 const ns3DrawsHead = "case                                     n   ns3 min/mean/max (us)  simd min/mean/max (us)     err"
 
 func readNS3DrawsBounds(path string) (map[string]float64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]float64{}
-	for i, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		v, err := 0.0, error(nil)
-		if len(f) == 2 {
-			v, err = strconv.ParseFloat(f[1], 64)
-		}
-		if len(f) != 2 || err != nil {
-			return nil, fmt.Errorf("%s:%d: %q: expected CASE MEAN_SPAN_ERROR_BOUND", path, i+1, line)
-		}
-		out[f[0]] = v
-	}
-	return out, nil
+	return readNS3BoundLines(path, 1, "CASE MEAN_SPAN_ERROR_BOUND", func(f []string) (float64, bool) {
+		v, err := strconv.ParseFloat(f[0], 64)
+		return v, err == nil
+	})
 }
 
 func writeNS3DrawsBounds(path string, bounds map[string]float64) error {
-	var b strings.Builder
-	b.WriteString("# Bounds of TestNS3Draws (cmd/simd/ns3draws_test.go), one line per case of this folder with draws/:\n" +
+	const header = "# Bounds of TestNS3Draws (cmd/simd/ns3draws_test.go), one line per case of this folder with draws/:\n" +
 		"# case, the largest |mean simd span / mean ns-3 span - 1| over simd's seeds 1..n and ns-3's n runs\n" +
 		"# (the case's and its draws'), the measured value rounded up to 3 decimals plus 0.01; rewrite with\n" +
-		"#   go test ./cmd/simd -run NS3Draws -update\n")
-	names := make([]string, 0, len(bounds))
-	for n := range bounds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(&b, "%-42s %.3f\n", n, bounds[n])
-	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+		"#   go test ./cmd/simd -run NS3Draws -update\n"
+	return writeNS3BoundLines(path, header, bounds, func(v float64) string { return fmt.Sprintf("%.3f", v) })
 }
 
 // TestNS3Draws scores simd's spread over its seeds against ns-3's over its random numbers on
@@ -180,11 +154,7 @@ func TestNS3Draws(t *testing.T) {
 		})
 	}
 	if *updateGolden {
-		for n := range bounds {
-			if !slices.ContainsFunc(cases, func(c ns3Case) bool { return c.name == n }) {
-				delete(bounds, n)
-			}
-		}
+		dropStaleBounds(bounds, cases)
 		if err := writeNS3DrawsBounds(ns3DrawsBounds, bounds); err != nil {
 			t.Fatal(err)
 		}
@@ -220,23 +190,14 @@ func TestNS3DrawsRead(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "c")
-			write := func(rel, body string) {
-				p := filepath.Join(dir, rel)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
+			files := map[string]string{"case.txt": caseTxt, "fct.txt": fct(4000)}
+			for d, f := range tc.draws {
+				if f[0] != "" {
+					files[filepath.Join("draws", d, "case.txt")] = f[0]
 				}
-				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				files[filepath.Join("draws", d, "fct.txt")] = f[1]
 			}
-			write("case.txt", caseTxt)
-			write("fct.txt", fct(4000))
-			for d, files := range tc.draws {
-				if files[0] != "" {
-					write(filepath.Join("draws", d, "case.txt"), files[0])
-				}
-				write(filepath.Join("draws", d, "fct.txt"), files[1])
-			}
+			writeCaseFiles(t, dir, files)
 			c, err := readNS3Case(dir)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -263,5 +224,50 @@ func TestNS3DrawsRead(t *testing.T) {
 	}
 	if _, err := scoreNS3Draws(nil, []float64{1}); err == nil {
 		t.Error("scoreNS3Draws without ns-3 spans: no error")
+	}
+}
+
+// TestNS3BoundFiles checks the two bounds files' readers: what the writers write reads back the
+// same, and a malformed line is an error naming the file, the line and what was expected.
+func TestNS3BoundFiles(t *testing.T) {
+	dir := t.TempDir()
+	ref := map[string]ns3Bound{"a": {0.011, -1, -1}, "b": {0.02, 0.05, 0.3}}
+	draws := map[string]float64{"a": 0.016, "c": 0.129}
+	refPath, drawsPath := filepath.Join(dir, "bounds.txt"), filepath.Join(dir, "draws.txt")
+	if err := writeNS3Bounds(refPath, ref); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeNS3DrawsBounds(drawsPath, draws); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := readNS3Bounds(refPath); err != nil || !maps.Equal(got, ref) {
+		t.Errorf("bounds.txt read back %v, %v; want %v", got, err, ref)
+	}
+	if got, err := readNS3DrawsBounds(drawsPath); err != nil || !maps.Equal(got, draws) {
+		t.Errorf("draws.txt read back %v, %v; want %v", got, err, draws)
+	}
+	tests := []struct {
+		name, body string
+		read       func(string) error
+		want       string
+	}{
+		{"bounds: a field short", "# c\n\na 0.01 0.02\n", func(p string) error { _, err := readNS3Bounds(p); return err },
+			`:3: "a 0.01 0.02": expected CASE LAYER_BOUND`},
+		{"bounds: not a number", "a 0.01 x -\n", func(p string) error { _, err := readNS3Bounds(p); return err },
+			`:1: "a 0.01 x -": expected CASE LAYER_BOUND`},
+		{"draws: a field more", "a 0.01 0.02\n", func(p string) error { _, err := readNS3DrawsBounds(p); return err },
+			`:1: "a 0.01 0.02": expected CASE MEAN_SPAN_ERROR_BOUND`},
+		{"draws: not a number", "a -\n", func(p string) error { _, err := readNS3DrawsBounds(p); return err },
+			`:1: "a -": expected CASE MEAN_SPAN_ERROR_BOUND`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "bounds.txt")
+			writeCaseFiles(t, filepath.Dir(p), map[string]string{"bounds.txt": tc.body})
+			err := tc.read(p)
+			if err == nil || !strings.Contains(err.Error(), p+tc.want) {
+				t.Errorf("error %v, want one with %q", err, p+tc.want)
+			}
+		})
 	}
 }

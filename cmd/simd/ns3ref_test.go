@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -714,35 +715,83 @@ func scoreNS3Rerun(c ns3Case) (ns3LayerScore, ns3FlowScore) {
 type ns3Bound struct{ layers, flows, pauses float64 }
 
 func readNS3Bounds(path string) (map[string]ns3Bound, error) {
+	const usage = "CASE LAYER_BOUND FLOWS_MEDIAN_BOUND PFC_BOUND (a number, or - without flows or pfc.txt)"
+	return readNS3BoundLines(path, 3, usage, func(f []string) (ns3Bound, bool) {
+		l, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			return ns3Bound{}, false
+		}
+		opt := [2]float64{-1, -1}
+		for k, x := range f[1:] {
+			if x != "-" {
+				if opt[k], err = strconv.ParseFloat(x, 64); err != nil {
+					return ns3Bound{}, false
+				}
+			}
+		}
+		return ns3Bound{l, opt[0], opt[1]}, true
+	})
+}
+
+// readNS3BoundLines reads a bounds file of this folder: "#" lines and blank ones skipped, every
+// other line a case and n fields, which parse turns into the case's bound (false: the line is
+// malformed, an error naming the file, the line and usage).
+func readNS3BoundLines[B any](path string, n int, usage string, parse func(fields []string) (B, bool)) (map[string]B, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]ns3Bound{}
+	out := map[string]B{}
 	for i, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		bad := fmt.Errorf("%s:%d: %q: expected CASE LAYER_BOUND FLOWS_MEDIAN_BOUND PFC_BOUND (a number, or - without flows or pfc.txt)", path, i+1, line)
-		if len(f) != 4 {
-			return nil, bad
+		var v B
+		ok := len(f) == n+1
+		if ok {
+			v, ok = parse(f[1:])
 		}
-		l, err := strconv.ParseFloat(f[1], 64)
-		if err != nil {
-			return nil, bad
+		if !ok {
+			return nil, fmt.Errorf("%s:%d: %q: expected %s", path, i+1, line, usage)
 		}
-		opt := [2]float64{-1, -1}
-		for k, x := range f[2:] {
-			if x != "-" {
-				if opt[k], err = strconv.ParseFloat(x, 64); err != nil {
-					return nil, bad
-				}
-			}
-		}
-		out[f[0]] = ns3Bound{l, opt[0], opt[1]}
+		out[f[0]] = v
 	}
 	return out, nil
+}
+
+// writeNS3BoundLines writes a bounds file: header, then a line per case in name order, the case
+// and its bound as format gives it.
+func writeNS3BoundLines[B any](path, header string, bounds map[string]B, format func(B) string) error {
+	var b strings.Builder
+	b.WriteString(header)
+	for _, n := range slices.Sorted(maps.Keys(bounds)) {
+		fmt.Fprintf(&b, "%-42s %s\n", n, format(bounds[n]))
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// dropStaleBounds deletes the bounds of cases that no longer exist (before -update writes them).
+func dropStaleBounds[B any](bounds map[string]B, cases []ns3Case) {
+	for n := range bounds {
+		if !slices.ContainsFunc(cases, func(c ns3Case) bool { return c.name == n }) {
+			delete(bounds, n)
+		}
+	}
+}
+
+// writeCaseFiles writes files (relative path: body) under dir, making their folders.
+func writeCaseFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for rel, body := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // ns3BoundOf is what -update writes for a measured value: rounded up to 3 decimals, plus the margin.
@@ -751,28 +800,21 @@ func ns3BoundOf(v float64) float64 {
 }
 
 func writeNS3Bounds(path string, bounds map[string]ns3Bound) error {
-	var b strings.Builder
-	b.WriteString("# Bounds of TestNS3Reference (cmd/simd/ns3ref_test.go), one line per case of this folder:\n" +
+	const header = "# Bounds of TestNS3Reference (cmd/simd/ns3ref_test.go), one line per case of this folder:\n" +
 		"# case, the largest per-layer error |simd / ns-3 - 1| of the fwd+wg+ig total comm, and the largest\n" +
 		"# median of |simd FCT / ns-3 FCT - 1| over the matched flows (- when the case has no flows), and\n" +
 		"# the largest |simd / ns-3 - 1| of the time the ports were paused (- when the case has no pfc.txt).\n" +
 		"# Each is the measured value rounded up to 3 decimals plus 0.01; rewrite with\n" +
-		"#   go test ./cmd/simd -run NS3Reference -update\n")
-	names := make([]string, 0, len(bounds))
-	for n := range bounds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		opt := func(v float64) string {
-			if v < 0 {
-				return "-"
-			}
-			return fmt.Sprintf("%.3f", v)
+		"#   go test ./cmd/simd -run NS3Reference -update\n"
+	opt := func(v float64) string {
+		if v < 0 {
+			return "-"
 		}
-		fmt.Fprintf(&b, "%-42s %.3f %s %s\n", n, bounds[n].layers, opt(bounds[n].flows), opt(bounds[n].pauses))
+		return fmt.Sprintf("%.3f", v)
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return writeNS3BoundLines(path, header, bounds, func(b ns3Bound) string {
+		return fmt.Sprintf("%.3f %s %s", b.layers, opt(b.flows), opt(b.pauses))
+	})
 }
 
 // TestNS3Reference scores simd's event mode against SimAI's packet-level ns-3 runs of
@@ -840,11 +882,7 @@ func TestNS3Reference(t *testing.T) {
 		})
 	}
 	if *updateGolden {
-		for n := range bounds { // cases that no longer exist
-			if !slices.ContainsFunc(cases, func(c ns3Case) bool { return c.name == n }) {
-				delete(bounds, n)
-			}
-		}
+		dropStaleBounds(bounds, cases)
 		if err := writeNS3Bounds(ns3RefBounds, bounds); err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,23 +35,13 @@ func TestNS3Rerun(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "c")
-			write := func(rel, body string) {
-				p := filepath.Join(dir, rel)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write("case.txt", caseTxt)
-			write("ncclFlowModel_EndToEnd.csv", report("10"))
-			write("fct.txt", fct)
+			files := map[string]string{"case.txt": caseTxt, "ncclFlowModel_EndToEnd.csv": report("10"), "fct.txt": fct}
 			if tc.rerunCase != "" {
-				write("rerun/case.txt", tc.rerunCase)
-				write("rerun/ncclFlowModel_EndToEnd.csv", report(tc.rerunFwd))
-				write("rerun/fct.txt", tc.rerunFCT)
+				files["rerun/case.txt"] = tc.rerunCase
+				files["rerun/ncclFlowModel_EndToEnd.csv"] = report(tc.rerunFwd)
+				files["rerun/fct.txt"] = tc.rerunFCT
 			}
+			writeCaseFiles(t, dir, files)
 			c, err := readNS3Case(dir)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
