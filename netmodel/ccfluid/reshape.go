@@ -190,9 +190,16 @@ func (n *Network) weightsOut(l int32) {
 		lw.whead++
 		f := &n.flows[m.f]
 		if f.state == stateFree || f.rgen != m.rgen {
-			continue // the flow has left the link since
+			continue // the flow has been rerouted or has ended since
 		}
-		n.setWeight(l, m.f, m.hop, &lw.rt[n.apos[f.off+m.hop]], m.w)
+		p := f.off + m.hop
+		pos := n.apos[p]
+		if on := lk.on; int(pos) >= len(on) || on[pos].ap != p {
+			// Its last byte has left the link since (leaveHop): a change queued behind a
+			// backlog that was gone when the byte came (enter's empty queue) goes with it.
+			continue
+		}
+		n.setWeight(l, m.f, m.hop, &lw.rt[pos], m.w)
 		moved = true
 	}
 	n.wdue[l] = math.Inf(1)

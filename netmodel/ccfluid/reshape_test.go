@@ -9,6 +9,7 @@ import (
 
 	"simd/cc"
 	"simd/engine"
+	"simd/netmodel/fluid"
 	"simd/topo"
 	"simd/topo/route"
 )
@@ -135,17 +136,21 @@ func TestReshapedQueueDrainsAfterItsSender(t *testing.T) {
 }
 
 // Reshaping moves bytes, it does not make or lose them: random flows between the six hosts of
-// twoSwitches, under DCQCN with marks, windows or neither, all arrive, every link has sent
-// exactly the bytes of the flows that cross it, and at every look the flows that reach a host's
-// link from the switches' link arrive there at no more than the switches' link's rate.
+// twoSwitches, under DCQCN with marks on arrival or on departure, windows or neither, the NICs'
+// ports shared in turn or fairly, all arrive, every link has sent exactly the bytes of the flows that cross it, and at
+// every look the flows that reach a host's link from the switches' link arrive there at no more
+// than the switches' link's rate, and every link that keeps its flows' departure weights keeps
+// one for each flow on it, and their sum.
 func TestReshapingConservesBytes(t *testing.T) {
-	for seed := range uint64(20) {
+	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		cfg := repoConfig()
 		cfg.PFC = false
 		if rng.IntN(2) == 0 {
 			cfg.Window = 236000
 		}
+		cfg.Turns = rng.IntN(2) == 0
+		cfg.MarkDepartures = rng.IntN(2) == 0
 		cfg.ECN = func(float64) (cc.ECNMarker, bool) { // low thresholds: the queues here mark
 			return cc.ECNMarker{KMin: 20 * KB, KMax: 200 * KB, PMax: 0.2}, true
 		}
@@ -187,6 +192,22 @@ func TestReshapingConservesBytes(t *testing.T) {
 				}
 				if from > G400*(1+1e-9) {
 					t.Fatalf("seed %d at %v: link %d receives %.6g bits/s from the switches' link, more than its rate", seed, now, l, from)
+				}
+			}
+			for l := range int32(14) {
+				lw := &n.weights[l]
+				if len(lw.rt) != len(n.links[l].on) {
+					t.Fatalf("seed %d at %v: link %d keeps %d flows' rates for %d flows", seed, now, l, len(lw.rt), len(n.links[l].on))
+				}
+				if !n.weighted(l) {
+					continue // it keeps no sum
+				}
+				sum := 0.0
+				for _, e := range lw.rt {
+					sum += e.w
+				}
+				if math.Abs(sum-lw.wsum) > 1e-6*G400 {
+					t.Fatalf("seed %d at %v: link %d's weights sum to %.6g bits/s, its sum says %.6g", seed, now, l, sum, lw.wsum)
 				}
 			}
 		}
@@ -245,5 +266,55 @@ func TestReshapedPauseHoldsItsQueue(t *testing.T) {
 	slices.Sort(d)
 	if m := d[len(d)/2]; m <= 2*engine.Microsecond {
 		t.Errorf("the switches' link was paused %d times, for %v at the median, want more than two link delays", len(d), m)
+	}
+}
+
+// A flow's change of arrival queued behind a backlog goes with the flow when its last byte
+// finds that backlog gone. S = 1 MB, C = 400 Gb/s. A (host 0 → 3, 2.25 S) and D (host 4 → 3,
+// S) send at C from t = 0: host 3's link queues at C and holds S when D is done, at 20 µs. B
+// (host 1 → 5) joins A on the switches' link at 25 µs: that link sends A at C/2 from then, a
+// change host 3's link queues behind its S bytes, which it drains at C/2 by 25 + 40 = 65 µs.
+// A is sent by 45 µs, and its last byte leaves the switches' link when the S queued there
+// before it (at 2C in, C out since 25 µs) has gone, at 45 + 20 = 65 µs: it finds host 3's link empty, at the instant its
+// queued change falls due. Its ACK then waits at the switches' link back, behind F (4 → 0) and
+// G (5 → 1), so A is not done when the instant ends and the links settle: the change must not
+// be applied to the entry A has left (it was applied to whichever flow took that place in the
+// link's list, or past the list's end). Fair sharing and turns alike.
+func TestQueuedChangeLeavesWithItsFlow(t *testing.T) {
+	for _, turns := range []bool{false, true} {
+		cfg := plainConfig(true)
+		cfg.ECN = func(float64) (cc.ECNMarker, bool) { // a port that marks what it sends keeps its weights; no queue here reaches KMin
+			return cc.ECNMarker{KMin: 3 * MB, KMax: 10 * MB, PMax: 0.2}, true
+		}
+		cfg.MarkDepartures, cfg.Turns = true, turns
+		cfg.Transport = fluid.Transport{AtAck: true}
+		s, n, rec := newTwoSwitches(t, cfg)
+		const size = 1e6
+		us := engine.Microsecond
+		for i, f := range []struct {
+			at   engine.Time
+			a, b int
+			size float64
+		}{{0, 0, 3, 2.25 * size}, {0, 4, 3, size}, {25 * us, 1, 5, 10 * size}, {40 * us, 4, 0, 10 * size}, {40 * us, 5, 1, 10 * size}} {
+			s.AtFunc(f.at, func() {
+				p, a := route2(f.a, f.b)
+				n.Start(p, a, int64(f.size), int64(i))
+			})
+		}
+		s.RunUntil(65*us + engine.Picosecond)
+		if q, lw := n.Queue(9), &n.weights[9]; q > 1 || len(lw.rt) != 0 || lw.pending() || lw.wsum != 0 {
+			t.Errorf("turns %v: after 65 µs host 3's link holds %.0f bytes, %d flows' rates, weights summing to %g, changes pending %v; want none",
+				turns, q, len(lw.rt), lw.wsum, lw.pending())
+		}
+		if _, done := rec.arrived[0]; done {
+			t.Errorf("turns %v: A is done before its ACK has passed the queue at the switches' link", turns)
+		}
+		s.Run()
+		if len(rec.arrived) != 5 {
+			t.Fatalf("turns %v: %d of 5 flows arrived", turns, len(rec.arrived))
+		}
+		if got, want := rec.arrived[1], ceilPs(16*size/G400)+2*us; absTime(got-want) > 2*engine.Picosecond {
+			t.Errorf("turns %v: D arrives at %v, want %v", turns, got, want)
+		}
 	}
 }
