@@ -47,7 +47,13 @@ func TestEventDeterministic(t *testing.T) {
 // flow's (fluid.Transport.Tail at the port's rate); then 25 + 25 ns there, 25 + 25 ns and two
 // ACKs of 0 ns back. That is 5.940 µs a step, 83.16 µs (+1 ns of update time); with
 // -packet-time exact (C, ACKs of 60·8/C, the port's data C·9052/9112) 6.013 µs, 84.18 µs; the
-// pure fluid's 14 × (5.825 + 0.1) µs; with the 6 µs latency, 14 × 6 µs more.
+// pure fluid's 14 × (5.825 + 0.1) µs; with the 6 µs latency, 14 × 6 µs more. With the port's
+// turns (-nic-sharing turns) the first channel's flow ends 7 last packets before the round's
+// end, and the next step's flows start as their channels' end, L/C' apart in the port's order,
+// so that each again ends when the round robin begun with it has sent 8 flows less 7 last
+// packets: every channel's step takes the first channel's time, 3.5 last packets less than
+// the fair step, and the layer ends with the last channel, 7 last packets after the first:
+// 83.02 µs (the ACKs find the ports they wait at idle).
 func TestSendLatency(t *testing.T) {
 	firstLayer := func(csv string) float64 {
 		t.Helper()
@@ -84,6 +90,13 @@ func TestSendLatency(t *testing.T) {
 	exact := firstLayer(readFile(t, filepath.Join(dir, "exact", "EndToEnd.csv")))
 	if want := 14*step(c, c*9052/9112, 60*8/c)*1e6 + 0.001; math.Abs(exact-want) > 1e-3 {
 		t.Errorf("with no send latency, exact packet times: %.6f µs, want %.6f µs", exact, want)
+	}
+	if code, _, errOut := runCLI(t, dir, "-send-lat", "0", "-nic-sharing", "turns", "-o", "turns"); code != 0 {
+		t.Fatal(errOut)
+	}
+	turns := firstLayer(readFile(t, filepath.Join(dir, "turns", "EndToEnd.csv")))
+	if want := (14*(step(2896.64e9, 2896.64e9, 0)-3.5*last/2896.64e9)+7*last/2896.64e9)*1e6 + 0.001; math.Abs(turns-want) > 1e-3 {
+		t.Errorf("with no send latency, the port's turns: %.6f µs, want %.6f µs", turns, want)
 	}
 	t.Setenv("AS_SEND_LAT", "6")
 	dir = t.TempDir()
