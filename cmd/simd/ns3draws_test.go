@@ -107,12 +107,7 @@ func TestNS3Draws(t *testing.T) {
 	if len(cases) == 0 {
 		t.Fatalf("no case of %s has draws/", ns3RefDir)
 	}
-	bounds := map[string]float64{}
-	if b, err := readNS3DrawsBounds(ns3DrawsBounds); err == nil {
-		bounds = b
-	} else if !*updateGolden {
-		t.Fatalf("%v (go test ./cmd/simd -run NS3Draws -update writes it)", err)
-	}
+	bounds := boundsOrUpdate(t, ns3DrawsBounds, "NS3Draws", readNS3DrawsBounds)
 	var rows []string
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -198,15 +193,9 @@ func TestNS3DrawsRead(t *testing.T) {
 				files[filepath.Join("draws", d, "fct.txt")] = f[1]
 			}
 			writeCaseFiles(t, dir, files)
-			c, err := readNS3Case(dir)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("readNS3Case: %v, want an error with %q", err, tc.wantErr)
-				}
+			c, ok := readCaseWant(t, dir, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got, err := ns3DrawSpans(c)
 			if err != nil {

@@ -780,6 +780,37 @@ func dropStaleBounds[B any](bounds map[string]B, cases []ns3Case) {
 	}
 }
 
+// readCaseWant reads the case in dir as readNS3Case does; with wantErr it checks that reading
+// fails with an error containing it and reports false, the case is then not to be scored.
+func readCaseWant(t *testing.T, dir, wantErr string) (ns3Case, bool) {
+	t.Helper()
+	c, err := readNS3Case(dir)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("readNS3Case: %v, want an error with %q", err, wantErr)
+		}
+		return c, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, true
+}
+
+// boundsOrUpdate reads a bounds file with read; a file that cannot be read is empty bounds under
+// -update (which writes it) and fails test otherwise.
+func boundsOrUpdate[B any](t *testing.T, path, test string, read func(string) (map[string]B, error)) map[string]B {
+	t.Helper()
+	b, err := read(path)
+	if err == nil {
+		return b
+	}
+	if !*updateGolden {
+		t.Fatalf("%v (go test ./cmd/simd -run %s -update writes it)", err, test)
+	}
+	return map[string]B{}
+}
+
 // writeCaseFiles writes files (relative path: body) under dir, making their folders.
 func writeCaseFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
@@ -821,12 +852,7 @@ func writeNS3Bounds(path string, bounds map[string]ns3Bound) error {
 // testdata/ns3ref and checks the scores against testdata/ns3ref/bounds.txt; -v shows the table.
 func TestNS3Reference(t *testing.T) {
 	cases := ns3Cases(t, ns3RefDir)
-	bounds := map[string]ns3Bound{}
-	if b, err := readNS3Bounds(ns3RefBounds); err == nil {
-		bounds = b
-	} else if !*updateGolden {
-		t.Fatalf("%v (go test ./cmd/simd -run NS3Reference -update writes it)", err)
-	}
+	bounds := boundsOrUpdate(t, ns3RefBounds, "NS3Reference", readNS3Bounds)
 	var rows []ns3Result
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

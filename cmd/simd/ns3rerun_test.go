@@ -3,7 +3,6 @@ package main
 import (
 	"math"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -42,15 +41,9 @@ func TestNS3Rerun(t *testing.T) {
 				files["rerun/fct.txt"] = tc.rerunFCT
 			}
 			writeCaseFiles(t, dir, files)
-			c, err := readNS3Case(dir)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("readNS3Case: %v, want an error with %q", err, tc.wantErr)
-				}
+			c, ok := readCaseWant(t, dir, tc.wantErr)
+			if !ok {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			layers, flows := scoreNS3Rerun(c)
 			if tc.wantLayerErr < 0 {
