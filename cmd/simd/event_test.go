@@ -38,22 +38,23 @@ func TestEventDeterministic(t *testing.T) {
 
 // -send-lat sets every flow's start latency in ns; AS_SEND_LAT does it in µs, as SimAI reads it.
 // Without latency the 16 MiB all-reduce of the example is 14 steps in which every GPU sends 2 MiB
-// as 8 flows of 256 KiB (30 packets, 263,704 bytes on the wire each) over its 2880 Gbps port.
-// ns-3's clock (-packet-time ns) sends a 9,052-byte packet there in 25 ns, not 25.14, so the port
-// sends C' = 9052·8/25 ns = 2,896.6 Gb/s, and the ACKs of the 8 flows coming in, which it sends
-// first, take 0 ns each (60 bytes: 0.17 ns, rounded down): the flows are sent after
-// 8·263,704·8/C'; their last packets leave in turn, on average 3.5 last packets (1,196 bytes)
-// early; the NVSwitch stores the last one and sends it after the full packet before it, another
-// flow's (fluid.Transport.Tail at the port's rate); then 25 + 25 ns there, 25 + 25 ns and two
-// ACKs of 0 ns back. That is 5.940 µs a step, 83.16 µs (+1 ns of update time); with
-// -packet-time exact (C, ACKs of 60·8/C, the port's data C·9052/9112) 6.013 µs, 84.18 µs; the
-// pure fluid's 14 × (5.825 + 0.1) µs; with the 6 µs latency, 14 × 6 µs more. With the port's
-// turns (-nic-sharing turns) the first channel's flow ends 7 last packets before the round's
-// end, and the next step's flows start as their channels' end, L/C' apart in the port's order,
-// so that each again ends when the round robin begun with it has sent 8 flows less 7 last
-// packets: every channel's step takes the first channel's time, 3.5 last packets less than
-// the fair step, and the layer ends with the last channel, 7 last packets after the first:
-// 83.02 µs (the ACKs find the ports they wait at idle).
+// as 8 flows of 256 KiB (30 packets, 263,704 bytes on the wire each), one per channel, over its
+// 2880 Gbps port. ns-3's clock (-packet-time ns) sends a 9,052-byte packet there in 25 ns, not
+// 25.14, so the port sends C' = 9052·8/25 ns = 2,896.6 Gb/s, and the ACKs of the 8 flows coming
+// in, which it sends first, take 0 ns each (60 bytes: 0.17 ns, rounded down). The port serves
+// the 8 flows in turn (-nic-sharing turns), a packet each: after 29 rounds of full packets their
+// last packets (1,196 bytes, L) leave one after another, so the first channel's flow is sent
+// after 8·263,704·8/C' − 7·L/C' and the last channel's 7·L/C' later; the NVSwitch stores the
+// last packet and sends it after the full packet before it, another flow's
+// (fluid.Transport.Tail at the port's rate); then 25 + 25 ns there, 25 + 25 ns and two ACKs of
+// 0 ns back, which find the ports they wait at idle. The next step's flows start as their
+// channels' flows end, L/C' apart in the ports' order, and each again ends when the round
+// robin that began with it has sent 8 flows' worth less 7 last packets: every step of a
+// channel takes the first channel's time, and the layer ends with the last channel, 7·L/C'
+// after the first: 14 × 5.928 µs + 23 ns (+1 ns of update time) = 83.02 µs. With -packet-time
+// exact (C, ACKs of 60·8/C, the port's data C·9052/9112) 84.04 µs. Sharing the port instead
+// (-nic-sharing fair) ends the 8 flows at their mean, 3.5 last packets early, in every step:
+// 83.16 µs. The pure fluid's 14 × (5.825 + 0.1) µs; with the 6 µs latency, 14 × 6 µs more.
 func TestSendLatency(t *testing.T) {
 	firstLayer := func(csv string) float64 {
 		t.Helper()
@@ -69,37 +70,41 @@ func TestSendLatency(t *testing.T) {
 		t.Fatalf("no layer row in\n%s", csv)
 		return 0
 	}
-	dir := t.TempDir()
-	if code, _, errOut := runCLI(t, dir, "-send-lat", "0", "-o", "out"); code != 0 {
-		t.Fatal(errOut)
-	}
-	none := firstLayer(readFile(t, filepath.Join(dir, "out", "EndToEnd.csv")))
 	const c = 2880e9
 	tr := fluid.SimAITransport(9000, 0)
 	last := float64(tr.Last(256<<10) * 8)
-	step := func(c, port, ack float64) float64 {
-		return float64(8*tr.Wire(256<<10)*8)/port + float64(tr.Tail(256<<10, port, []float64{c, c}))/1e12 -
-			3.5*last/c + 100e-9 + 2*ack
+	// layer is the layer's time in µs from the port's rate for the data, the ACK's time, and
+	// how many last packets before the round's last the first channel's flow ends (early) and
+	// the last channel's does (lastEarly).
+	layer := func(c, port, ack, early, lastEarly float64) float64 {
+		step := float64(8*tr.Wire(256<<10)*8)/port + float64(tr.Tail(256<<10, port, []float64{c, c}))/1e12 -
+			early*last/port + 100e-9 + 2*ack
+		return (14*step+(early-lastEarly)*last/port)*1e6 + 0.001
 	}
-	if want := 14*step(2896.64e9, 2896.64e9, 0)*1e6 + 0.001; math.Abs(none-want) > 1e-3 {
-		t.Errorf("with no send latency: %.6f µs, want %.6f µs", none, want)
-	}
-	if code, _, errOut := runCLI(t, dir, "-send-lat", "0", "-packet-time", "exact", "-o", "exact"); code != 0 {
-		t.Fatal(errOut)
-	}
-	exact := firstLayer(readFile(t, filepath.Join(dir, "exact", "EndToEnd.csv")))
-	if want := 14*step(c, c*9052/9112, 60*8/c)*1e6 + 0.001; math.Abs(exact-want) > 1e-3 {
-		t.Errorf("with no send latency, exact packet times: %.6f µs, want %.6f µs", exact, want)
-	}
-	if code, _, errOut := runCLI(t, dir, "-send-lat", "0", "-nic-sharing", "turns", "-o", "turns"); code != 0 {
-		t.Fatal(errOut)
-	}
-	turns := firstLayer(readFile(t, filepath.Join(dir, "turns", "EndToEnd.csv")))
-	if want := (14*(step(2896.64e9, 2896.64e9, 0)-3.5*last/2896.64e9)+7*last/2896.64e9)*1e6 + 0.001; math.Abs(turns-want) > 1e-3 {
-		t.Errorf("with no send latency, the port's turns: %.6f µs, want %.6f µs", turns, want)
+	var none float64 // the layer with no send latency, SimAI's rules
+	for _, r := range []struct {
+		name string
+		args []string
+		want float64
+	}{
+		{"with no send latency", nil, layer(2896.64e9, 2896.64e9, 0, 7, 0)},
+		{"with no send latency, exact packet times", []string{"-packet-time", "exact"}, layer(c, c*9052/9112, 60*8/c, 7, 0)},
+		{"with no send latency, the port shared", []string{"-nic-sharing", "fair"}, layer(2896.64e9, 2896.64e9, 0, 3.5, 3.5)},
+	} {
+		dir := t.TempDir()
+		if code, _, errOut := runCLI(t, dir, append([]string{"-send-lat", "0", "-o", "out"}, r.args...)...); code != 0 {
+			t.Fatal(errOut)
+		}
+		got := firstLayer(readFile(t, filepath.Join(dir, "out", "EndToEnd.csv")))
+		if math.Abs(got-r.want) > 1e-3 {
+			t.Errorf("%s: %.6f µs, want %.6f µs", r.name, got, r.want)
+		}
+		if r.args == nil {
+			none = got
+		}
 	}
 	t.Setenv("AS_SEND_LAT", "6")
-	dir = t.TempDir()
+	dir := t.TempDir()
 	if code, _, errOut := runCLI(t, dir, "-o", "out"); code != 0 {
 		t.Fatal(errOut)
 	}

@@ -94,7 +94,7 @@ func TestSweepEndToEndAndMerge(t *testing.T) {
 	m := readManifest(t, filepath.Join(dir, "j1", "run-0007", "manifest.json"))
 	wantArgs := "-w " + filepath.Join(".", "copy.txt") + " -n j1/run-0007/topo/Spectrum-X_16g_8gps_200Gbps_H100 -mode event -o j1/run-0007/out -quiet"
 	if m.Run != 7 || m.Workload != "copy.txt" || m.Topology != "topo=Spectrum-X g=16 bw=200Gbps" || m.Mode != "event" ||
-		m.ExitCode != 0 || strings.Join(m.Args, " ") != wantArgs || m.Result == nil || m.Result.IterationUs != 1691 {
+		m.ExitCode != 0 || strings.Join(m.Args, " ") != wantArgs || m.Result == nil || m.Result.IterationUs != 1690 {
 		t.Errorf("manifest: %+v\nargs %q", m, strings.Join(m.Args, " "))
 	}
 	if !strings.Contains(strings.Join(m.Outputs, " "), "out/summary.json") {
@@ -112,9 +112,9 @@ func TestSweepEndToEndAndMerge(t *testing.T) {
 	}
 	wantRows := []string{
 		"0,example:microAllReduce.txt,topo=Spectrum-X g=16,analytical,,0,1492,1112,380,380,0,0,0,0,0,",
-		"1,example:microAllReduce.txt,topo=Spectrum-X g=16,event,,0,1691,1112,579,579,0,0,0,0,0,",
+		"1,example:microAllReduce.txt,topo=Spectrum-X g=16,event,,0,1690,1112,578,578,0,0,0,0,0,",
 		"2,example:microAllReduce.txt,topo=Spectrum-X g=16 bw=200Gbps,analytical,,0,1492,1112,380,380,0,0,0,0,0,",
-		"7,copy.txt,topo=Spectrum-X g=16 bw=200Gbps,event,,0,1691,1112,579,579,0,0,0,0,0,",
+		"7,copy.txt,topo=Spectrum-X g=16 bw=200Gbps,event,,0,1690,1112,578,578,0,0,0,0,0,",
 	}
 	for _, w := range wantRows {
 		found := false

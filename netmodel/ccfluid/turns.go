@@ -18,9 +18,9 @@ import (
 // the first ends k−1 packets before the last (sharing ends them together), and a flow that joins
 // the port is served within the round under way, ahead of its share. The differences are a
 // packet time or a few per flow, but a ring's chunks pass them on from hop to hop: a 64 MiB ring
-// all-reduce over 32 GPUs in four servers (DCN+, one ToR) is 10.7% short of ns-3 with sharing
-// and 4.1% long with turns (docs/models.md, "Turns at a port", where also what turns make
-// worse, and why they are not the default).
+// all-reduce over 32 GPUs in four servers (DCN+, one ToR) is 7.2% from ns-3 with sharing and
+// 1.0% with turns (docs/models.md, "Turns at a port", where also what turns make worse). Turns
+// are the default (SimAI's NIC); Config.Turns false shares the port as a fluid.
 //
 // The fluid keeps its rates; the round robin only decides when each flow's last packet has
 // left. For the flows that share a port at its level (shareNIC: every one asks for more than

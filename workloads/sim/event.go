@@ -509,7 +509,7 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 	cfg.FirstWindowBurst = !opt.WindowCapFromStart
 	cfg.Reshape = !opt.ArrivalsAtInjection
 	cfg.BoundedPFCChecks = opt.BoundedPFCChecks
-	cfg.Turns = opt.NICTurns
+	cfg.Turns = !opt.NICFairShare
 	cfg.PoissonMarks = !opt.RegularMarks
 	cfg.AckWait = [...]ccfluid.AckWait{AckWaitsLocked: ccfluid.AckWaitLocked, AckWaitsAligned: ccfluid.AckWaitAligned, AckWaitsAtRandom: ccfluid.AckWaitMean}[opt.AckWait]
 	tr := netmodel.TransportFor(conf, opt.AtArrival)

@@ -27,5 +27,5 @@ func Example() {
 	res, _ := s.Event(context.Background(), sim.EventOptions{SendLatency: -1}, sim.Attachments{})
 	fmt.Printf("analytical %.0f us, event %.0f us: %d flows, complete %v\n",
 		rep.Summary.Total, res.Report.Summary.Total, res.Sim.Flows(), res.Stopped == nil)
-	// Output: analytical 1492 us, event 1691 us: 3584 flows, complete true
+	// Output: analytical 1492 us, event 1690 us: 3584 flows, complete true
 }

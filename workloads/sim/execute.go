@@ -312,7 +312,7 @@ type ProtocolRules struct {
 	AckWait     string // locked, aligned or mean (-ack-wait; ParseAckWait)
 	PacketTime  string // ns or exact (-packet-time; ParsePacketTime)
 	PFCChecks   string // exact or bounded (-pfc-checks; ParsePFCChecks)
-	NICSharing  string // fair or turns (-nic-sharing; ParseNICSharing)
+	NICSharing  string // turns or fair (-nic-sharing; ParseNICSharing)
 	ChunkOrder  string // channel or arrival (-chunk-order; ParseChunkOrder)
 	ECNDraws    string // poisson or regular (-ecn-draws; ParseECNDraws)
 }
@@ -331,7 +331,7 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.Forwarding, ParseForwarding, &opt.ArrivalsAtInjection},
 		{r.PacketTime, ParsePacketTime, &opt.ExactPacketTimes},
 		{r.PFCChecks, ParsePFCChecks, &opt.BoundedPFCChecks},
-		{r.NICSharing, ParseNICSharing, &opt.NICTurns},
+		{r.NICSharing, ParseNICSharing, &opt.NICFairShare},
 		{r.ChunkOrder, ParseChunkOrder, &opt.ChunksOnArrival},
 		{r.ECNDraws, ParseECNDraws, &opt.RegularMarks},
 	} {
@@ -379,12 +379,12 @@ func ParseForwarding(f string) (atInjection bool, err error) {
 	return parseChoice("-forwarding", f, "dequeue", "injection")
 }
 
-// ParseNICSharing reads -nic-sharing: "fair" (the default, also "": a NIC port shares its rate
-// among the flows that ask for more than their share as a fluid) or "turns" (SimAI's NIC: it
-// serves them in turn, a packet each; not the default yet, docs/models.md, "Turns at a port");
-// it returns EventOptions.NICTurns.
-func ParseNICSharing(s string) (turns bool, err error) {
-	return parseChoice("-nic-sharing", s, "fair", "turns")
+// ParseNICSharing reads -nic-sharing: SimAI's "turns" (the default, also "": a NIC port serves
+// the flows that ask for more than their share in turn, a packet each; docs/models.md, "Turns
+// at a port") or "fair" (it shares its rate among them as a fluid); it returns
+// EventOptions.NICFairShare.
+func ParseNICSharing(s string) (fair bool, err error) {
+	return parseChoice("-nic-sharing", s, "turns", "fair")
 }
 
 // ParsePFCChecks reads -pfc-checks: "exact" (the default, also "": a PFC switch looks at its

@@ -97,10 +97,10 @@ type EventOptions struct {
 	// arrived, instead of in the channel's order, as astra-sim does (ParseChunkOrder,
 	// netmodel.Simulator.SetIssueInOrder).
 	ChunksOnArrival bool
-	// NICTurns has a NIC port serve the flows that ask for more than their share in turn, a
-	// packet each, as SimAI's NIC does, instead of sharing its rate as a fluid (processor
-	// sharing) (ParseNICSharing, ccfluid.Config.Turns).
-	NICTurns bool
+	// NICFairShare has a NIC port share its rate as a fluid (processor sharing) among the flows
+	// that ask for more than their share, instead of serving them in turn, a packet each, as
+	// SimAI's NIC does (ParseNICSharing, ccfluid.Config.Turns).
+	NICFairShare bool
 	// RegularMarks places a port's ECN marks evenly, one each time the expected count of
 	// marked packets reaches a whole number, instead of as a Poisson process of that rate as
 	// ns-3's per-packet draws fall (ParseECNDraws, ccfluid.Config.PoissonMarks).
