@@ -481,11 +481,19 @@ func ReadRequests(r io.Reader, name string, cfg Config, index int) (Iteration, e
 		layer   int // the layer and token the next line must hold
 		token   int
 	)
-	// Buffers grow with what the file holds rather than what config.json promises.
+	// Buffers grow with what the file holds rather than what config.json promises: where the
+	// reader knows its size, a layer holds at most as many requests as lines of the shortest
+	// form fit in it, and gets them at once (growing by doubling cost a 786,432-line file 0.45
+	// s of 0.95, the copies and the collector's scans of the pointers in them); otherwise at
+	// most 4,096 at first.
+	perLayer := min(T, 1<<12)
+	if n, ok := sizeOf(r); ok {
+		perLayer = min(T, int(min(n/int64(minRequestLine(K)), int64(T)))+1)
+	}
 	startLayer := func() {
-		reqs = make([]Request, 0, min(T, 1<<12))
-		experts = make([]int, 0, min(T*K, 1<<14))
-		gpus = make([]int, 0, min(T*K, 1<<14))
+		reqs = make([]Request, 0, perLayer)
+		experts = make([]int, 0, perLayer*K)
+		gpus = make([]int, 0, perLayer*K)
 	}
 	startLayer()
 	for {
@@ -598,4 +606,25 @@ func appendList(dst []int, s string) ([]int, string, bool) {
 		}
 		s = rest
 	}
+}
+
+// minRequestLine is the fewest bytes a line of a requests file takes with top-k K: three
+// one-digit numbers, four commas, two lists of K one-digit entries and K−1 semicolons, and the
+// line's end.
+func minRequestLine(K int) int {
+	return 3 + 4 + 2*(2*K-1) + 1
+}
+
+// sizeOf is how many bytes reader r holds, where it can tell (a file, a bytes or strings
+// reader).
+func sizeOf(r io.Reader) (int64, bool) {
+	switch v := r.(type) {
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := v.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size(), true
+		}
+	case interface{ Len() int }:
+		return int64(v.Len()), true
+	}
+	return 0, false
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -411,5 +413,72 @@ func TestGenerateDir(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) || out.Len() != 0 {
 		t.Errorf("invalid config: the folder was created (%v) or something said: %q", err, out.String())
+	}
+}
+
+// onlyReader hides a reader's size, as a pipe does.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// A reader that knows its size gets each layer's buffers at once, bounded by the lines the size
+// can hold; the requests are the same as read from one that does not (which grows them), from a
+// file, and the bound holds for the shortest lines there are.
+func TestReadRequestsSizedAndUnsized(t *testing.T) {
+	cfg := tiny()
+	var b bytes.Buffer
+	if err := WriteRequests(&b, cfg, &mustGenerate(t, cfg)[0]); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "r.csv")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want, err := ReadRequests(onlyReader{bytes.NewReader(b.Bytes())}, "r.csv", cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		name string
+		r    io.Reader
+	}{{"bytes", bytes.NewReader(b.Bytes())}, {"file", f}} {
+		if n, ok := sizeOf(r.r); !ok || n != int64(b.Len()) {
+			t.Errorf("%s: size %d, %v; want %d", r.name, n, ok, b.Len())
+		}
+		got, err := ReadRequests(r.r, "r.csv", cfg, 0)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, or requests differ from the unsized reader's", r.name, err)
+		}
+	}
+	if _, ok := sizeOf(onlyReader{f}); ok {
+		t.Error("a reader without a size has one")
+	}
+	for _, k := range []int{1, 2, 8} {
+		line := "0,0,0," + strings.Repeat("1;", k-1) + "1," + strings.Repeat("1;", k-1) + "1\n"
+		if len(line) != minRequestLine(k) {
+			t.Errorf("top-%d: the shortest line is %d bytes, minRequestLine says %d", k, len(line), minRequestLine(k))
+		}
+	}
+	// A config that promises 2^30 tokens a layer over a file of one line: the layer's buffers
+	// are sized by the file, and the file is refused for its missing lines, not by memory.
+	big := cfg
+	big.SeqLen, big.Batch = 1<<15, 1<<15
+	text := RequestsHeader + "\n0,0,0,0;1,0;0\n"
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := big.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRequests(strings.NewReader(text), "r.csv", big, 0); err == nil || !strings.Contains(err.Error(), "ends at layer 0 token 1") {
+		t.Errorf("a one-line file for a layer of 2^30 tokens: error %v", err)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("reading one line allocated %d bytes", grew)
 	}
 }
