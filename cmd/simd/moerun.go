@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 
@@ -19,7 +20,8 @@ import (
 
 type moeRunOptions struct {
 	sim.MoERunRequest
-	logLevel string
+	logLevel               string
+	cpuProfile, memProfile string
 }
 
 func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
@@ -41,6 +43,8 @@ func moeRunFlagSet(o *moeRunOptions) *flag.FlagSet {
 	fs.DurationVar(&o.MaxWall, "max-wall", 0, "event mode: stop after this much wall-clock time (`DURATION`, e.g. 90s), as -max-events")
 	fs.IntVar(&o.Chunks, "chunks", 1, "event mode, -plan deepep: stream every transfer in `N` pieces, each forward piece waiting only for the matching copy piece (1: whole transfers)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "event mode: `LEVEL` of the log lines on stderr (SimAI.conf's warnings, congestion control's counters): debug, info, warn or error")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to `FILE` (go tool pprof reads it)")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile at the end of the run to `FILE`")
 	fs.StringVar(&o.Timeline, "trace", "", "event mode: also write the run's timeline to `FILE`, a Chrome trace (JSON) for ui.perfetto.dev or chrome://tracing: each layer's dispatch and its flows by kind, and link utilisation counters")
 	return fs
 }
@@ -68,8 +72,14 @@ func runMoERun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err == nil {
-		o.Interrupt = func() (context.Context, func()) { return process.SignalContext(context.Background()) }
-		err = sim.ExecuteMoERun(stdout, o.MoERunRequest)
+		var stopProfile func()
+		if stopProfile, err = process.StartProfiles(o.cpuProfile, o.memProfile); err != nil {
+			err = fmt.Errorf("-cpuprofile: %w", err)
+		} else {
+			o.Interrupt = func() (context.Context, func()) { return process.SignalContext(context.Background()) }
+			err = sim.ExecuteMoERun(stdout, o.MoERunRequest)
+			stopProfile()
+		}
 	}
 	return commandStatus("simd moe run", err, func(w io.Writer) { flagtable.Help(w, moeRunForms, moeRunAbout, fs) }, stdout, stderr)
 }

@@ -279,3 +279,27 @@ func TestMoERunEventLogs(t *testing.T) {
 		t.Errorf("-log-level error: exit %d, stderr %q; want 0 and nothing", code, stderr)
 	}
 }
+
+// simd moe run writes the CPU and heap profiles it is asked for, as the main run does (pprof's
+// gzipped protocol buffers), and says which file it could not create.
+func TestMoERunProfiles(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "w")
+	if code, _, errOut := runCLI(t, dir, "moe", "gen", "-nodes", "2", "-gps", "4", "-batch", "2", "-layers", "2", "-iters", "1", "-o", w); code != exitOK {
+		t.Fatal(errOut)
+	}
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	if code, _, errOut := runCLI(t, dir, "moe", "run", "-plan", "deepep", "-mode", "event", "-w", w, "-cpuprofile", cpu, "-memprofile", mem); code != exitOK {
+		t.Fatal(errOut)
+	}
+	for _, p := range []string{cpu, mem} {
+		if b := readFile(t, p); len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("%s: not a pprof profile (%d bytes)", filepath.Base(p), len(b))
+		}
+	}
+	bad := filepath.Join(dir, "missing", "cpu.prof")
+	code, _, errOut := runCLI(t, dir, "moe", "run", "-plan", "deepep", "-mode", "event", "-w", w, "-cpuprofile", bad)
+	if code != exitFailure || !strings.Contains(errOut, "-cpuprofile: open "+bad) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
