@@ -22,25 +22,28 @@ func (d sequencedDAG) Sequence(id ccl.FlowID) (key, pos int32, ok bool) {
 }
 
 // GPU 0 sends two chunks of one channel to GPU 1, the first of 4 MiB, the second of 1 MiB, and
-// GPU 1 passes each on to GPU 2 (64 KiB) when it has it. Both chunks share GPU 0's 400 Gbps
-// link from the send latency L on, so the second arrives first, at L + 2·1 MiB/400 Gbps plus
-// the two 500 ns hops, the first at L + 5 MiB/400 Gbps plus the hops. Passed on as they arrive,
-// GPU 1's second chunk starts a send latency after the second arrival; passed on in order
-// (SetIssueInOrder, as astra-sim's channels do), it waits for the first chunk and is released
-// IssueGap after it: a send latency and 10 ns after the first arrival. (GPU 1's two sends are
-// its sequence; GPU 0's are in none, so both start at L.)
+// GPU 1 passes each on to GPU 2 (64 KiB) when it has it. Every send is handed to the network
+// IssueGap (G, astra-sim's memory-bus delay) after what releases it and starts a send latency L
+// later. Both chunks share GPU 0's 400 Gbps link from G + L on, so the second arrives first, at
+// G + L + 2·1 MiB/400 Gbps plus the two 500 ns hops, the first at G + L + 5 MiB/400 Gbps plus
+// the hops. Passed on as they arrive, GPU 1's second chunk starts G + L after the second
+// arrival; passed on in order (SetIssueInOrder, as astra-sim's channels do), it waits for the
+// first chunk's send, handed over G after the first arrival, and is handed over G after that:
+// 2G + L after the first arrival. (GPU 1's two sends are its sequence; GPU 0's are in none, so
+// both start at G + L.)
 func TestIssueInOrder(t *testing.T) {
 	const L = 6 * engine.Microsecond
 	hops := 2 * 500 * engine.Nanosecond
-	firstIn := L + psOf(5<<20*8/400e9) + hops
-	secondIn := L + psOf(2*(1<<20)*8/400e9) + hops
+	const G = IssueGap
+	firstIn := G + L + psOf(5<<20*8/400e9) + hops
+	secondIn := G + L + psOf(2*(1<<20)*8/400e9) + hops
 	for _, tc := range []struct {
 		name          string
 		inOrder       bool
 		secondOutWant engine.Time
 	}{
-		{"as they arrive", false, secondIn + L},
-		{"in order", true, firstIn + IssueGap + L},
+		{"as they arrive", false, secondIn + G + L},
+		{"in order", true, firstIn + 2*G + L},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			coll := ccl.Collective{Op: ccl.OpAllGather, Ranks: ranks(3), GPUsPerServer: 1, TotalGPUs: 3, Bytes: 1 << 20, Pieces: 3}
@@ -78,8 +81,8 @@ func TestIssueInOrder(t *testing.T) {
 			if at := got[in1].Arrived; !near(at, secondIn, engine.Nanosecond) {
 				t.Errorf("the second chunk arrived at %v, want %v", at, secondIn)
 			}
-			if st := got[out0].Start; !near(st, firstIn+L, engine.Nanosecond) {
-				t.Errorf("the first chunk was passed on at %v, want %v", st, firstIn+L)
+			if st := got[out0].Start; !near(st, firstIn+G+L, engine.Nanosecond) {
+				t.Errorf("the first chunk was passed on at %v, want %v", st, firstIn+G+L)
 			}
 			if st := got[out1].Start; !near(st, tc.secondOutWant, engine.Nanosecond) {
 				t.Errorf("the second chunk was passed on at %v, want %v", st, tc.secondOutWant)

@@ -75,13 +75,14 @@ func runQPs(t *testing.T, tp *topo.Topology, d ccl.DAG, n int) (engine.Time, []F
 
 // With one QP per flow (SimAI's) a flow between two dual-ToR servers leaves by one 200 Gbps
 // port, whichever ECMP picks; split over two QPs it leaves by both ports at once, each QP
-// arriving on the receiver's port on the same ASW: S·8/400G plus the two hops' delay. More QPs
-// than ports share the ports evenly (4 QPs: two per port), which changes nothing alone.
+// arriving on the receiver's port on the same ASW: S·8/400G plus the two hops' delay, after the
+// send is handed over (IssueGap). More QPs than ports share the ports evenly (4 QPs: two per
+// port), which changes nothing alone.
 func TestQPsPerConnectionDualToR(t *testing.T) {
 	tp := dualToR16(t)
 	const S = 8 << 20
 	hops := 2 * 500 * engine.Nanosecond
-	at := func(rate float64) engine.Time { return engine.Time(math.Ceil(S*8/rate*1e12)) + hops }
+	at := func(rate float64) engine.Time { return IssueGap + engine.Time(math.Ceil(S*8/rate*1e12)) + hops }
 	for _, tc := range []struct {
 		qps  int
 		want engine.Time
@@ -89,13 +90,13 @@ func TestQPsPerConnectionDualToR(t *testing.T) {
 	}{
 		{1, at(200e9), 1},
 		{2, at(400e9), 2},
-		{3, at(200e9) * 2 / 3, 3}, // two QPs on one port, one on the other: the pair finishes last
+		{3, 0, 3}, // two QPs on one port, one on the other: the pair finishes last (below)
 		{4, at(400e9), 4},
 	} {
 		end, recs := runQPs(t, tp, chainDAG(t, 0, 8, []int64{S}), tc.qps)
 		if tc.qps == 3 {
 			// Ports get 2 and 1 QPs of S/3: the port with two carries 2S/3 at 200 Gbps.
-			tc.want = engine.Time(math.Ceil(2*S/3*8/200e9*1e12)) + hops
+			tc.want = IssueGap + engine.Time(math.Ceil(2*S/3*8/200e9*1e12)) + hops
 		}
 		if !near(end, tc.want, 4) {
 			t.Errorf("%d QPs: done at %v, want %v", tc.qps, end, tc.want)
@@ -144,9 +145,10 @@ func TestQPsPerConnectionChain(t *testing.T) {
 			t.Errorf("flow %d started at %v, before its parent's last QP was done", i/2, r.Start)
 		}
 	}
-	// Three steps at twice the rate: the bytes' time halves, the delays stay.
-	hops := 2 * 500 * engine.Nanosecond
-	if want := (end1-3*hops)/2 + 3*hops; !near(end2, want, 8) {
+	// Three steps at twice the rate: the bytes' time halves, the delays (the hops and the
+	// hand-over, IssueGap) stay.
+	delays := 3 * (2*500*engine.Nanosecond + IssueGap)
+	if want := (end1-delays)/2 + delays; !near(end2, want, 8) {
 		t.Errorf("2 QPs: done at %v, want %v (1 QP: %v)", end2, want, end1)
 	}
 }
@@ -191,8 +193,8 @@ func TestSetQPsPerConnectionRefuses(t *testing.T) {
 // A data-parallel ring all-reduce of S bytes between GPU 0 of one DCN+ dual-ToR server and GPU 8
 // of the other: 2(n−1) = 2 steps in which each GPU sends S/2 to the other over the network. With
 // 2 QPs per connection every flow uses both 200 Gbps ports of the NIC, the full 400 Gbps: a step
-// takes (S/2)·8/400G plus the two hops' delay. With SimAI's one QP a flow has one port, and the
-// ring takes longer.
+// takes (S/2)·8/400G plus the two hops' delay and the send's hand-over (IssueGap). With SimAI's
+// one QP a flow has one port, and the ring takes longer.
 func TestQPsPerConnectionRingAllReduce(t *testing.T) {
 	tp := dualToR16(t)
 	const S = 64 << 20
@@ -202,7 +204,7 @@ func TestQPsPerConnectionRingAllReduce(t *testing.T) {
 		t.Fatal(err)
 	}
 	hops := 2 * 500 * engine.Nanosecond
-	step := engine.Time(math.Ceil(S/2*8/400e9*1e12)) + hops
+	step := IssueGap + engine.Time(math.Ceil(S/2*8/400e9*1e12)) + hops
 	two, _ := runQPs(t, tp, d, 2)
 	if !near(two, 2*step, 16) {
 		t.Errorf("2 QPs: %v, want 2 × %v (the NIC's 400 Gbps)", two, step)

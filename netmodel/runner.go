@@ -514,20 +514,21 @@ func (m *Simulator) finishRun(id RunID, at engine.Time) {
 	done()
 }
 
-// IssueGap is the least time between two releases of one sequence in order (SetIssueInOrder):
-// astra-sim hands a rank's next send of a channel to the network a memory-bus delay of 10 ns
-// after the data that releases it is taken, which is no earlier than the send before it (40 ns
-// when it processes the chunk first, which is not modelled). Without it the chunks that waited
-// behind a late one left at one instant, as flows identical in every respect, and stayed
-// together as no ns-3 flows do: the 128 MiB ring over four AlibabaHPN servers took 1,687–2,418
-// µs over ±4 ns of send latency against ns-3's 1,461 (1,379–1,458 with it; docs/models.md,
-// "Chunks in order").
+// IssueGap is astra-sim's memory-bus delay: it hands a rank's send to the network 10 ns after
+// the data that releases it is taken, and, for a channel's chunks in order (SetIssueInOrder),
+// no earlier than 10 ns after the channel's send before it (40 ns when it processes the chunk
+// first, which is not modelled). SimAI's ns-3 shows it on every flow: a ring's flow starts
+// 6,010 ns after its parent's last ACK, the first step's at 6,011 ns (6 µs of send latency, 1
+// ns of update time). Without the order, the chunks that waited behind a late one left at one
+// instant, as flows identical in every respect, and stayed together as no ns-3 flows do: the
+// 128 MiB ring over four AlibabaHPN servers took 1,687–2,418 µs over ±4 ns of send latency
+// against ns-3's 1,461 (1,379–1,458 with it); without the 10 ns after the data, simd's starts
+// ran 10 ns a step ahead of ns-3's (docs/models.md, "Chunks in order").
 const IssueGap = 10 * engine.Nanosecond
 
 // ready releases flow f of run id, whose parents have all arrived at time at, unless the flow
 // ahead of it in its sequence (SetIssueInOrder) has not been released: then f waits for it,
-// and is released IssueGap after it, or at at if that is later; the flows that waited behind f
-// follow.
+// and is released no earlier than IssueGap after it; the flows that waited behind f follow.
 func (m *Simulator) ready(id RunID, f ccl.FlowID, at engine.Time) {
 	r := &m.runs[id]
 	if r.seq == nil {
@@ -568,8 +569,8 @@ func (m *Simulator) ready(id RunID, f ccl.FlowID, at engine.Time) {
 	}
 }
 
-// release schedules flow f of run id to start after the send latency, counted from when its
-// last parent arrives (at, which may be later than now: arrivals are reported when a flow is
+// release schedules flow f of run id to start after IssueGap and the send latency, counted from
+// when it is ready (at, which may be later than now: arrivals are reported when a flow is
 // sent).
 func (m *Simulator) release(id RunID, f ccl.FlowID, at engine.Time) {
 	r := &m.runs[id]
@@ -580,6 +581,7 @@ func (m *Simulator) release(id RunID, f ccl.FlowID, at engine.Time) {
 	}
 	// The delay from now is the flow's parent's path delay plus the send latency: a few
 	// distinct values, which the scheduler's delay lines handle without its heap.
+	at += IssueGap // astra-sim hands the send over a memory-bus delay after its data
 	d := at + lat - m.s.Now()
 	rel := releasedFlow{run: id, id: f, src: fl.Src, dst: fl.Dst, bytes: fl.Bytes}
 	if k := m.releaseQueueFor(d); k >= 0 {

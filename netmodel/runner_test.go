@@ -64,8 +64,9 @@ func near(got, want engine.Time, tol engine.Time) bool {
 }
 
 // A ring all-reduce of S bytes over 8 GPUs behind one NVSwitch (2880 Gbps ports, 25 ns links)
-// takes 2(n−1)/n·S/B plus, per step, the send latency and the two NVLink hops' delay: every step
-// each GPU sends S/n over its port (8 channels of S/(n·8) each).
+// takes 2(n−1)/n·S/B plus, per step, the send's hand-over (IssueGap), the send latency and the
+// two NVLink hops' delay: every step each GPU sends S/n over its port (8 channels of S/(n·8)
+// each).
 func TestRingAllReduceOneServer(t *testing.T) {
 	tp, err := topo.DefaultFabric(8, 8)
 	if err != nil {
@@ -80,7 +81,7 @@ func TestRingAllReduceOneServer(t *testing.T) {
 		end, recs := runDAG(t, tp, d, Latency{Intra: lat, Inter: lat})
 		bw := 2880e9 / 8 // bytes/s
 		ideal := 2 * 7.0 / 8 * S / bw
-		want := engine.Time(ideal*1e12) + 14*(lat+50*engine.Nanosecond)
+		want := engine.Time(ideal*1e12) + 14*(IssueGap+lat+50*engine.Nanosecond)
 		// Completion times round up to the picosecond, once per step.
 		if !near(end, want, 14) {
 			t.Errorf("send latency %v: end %v, want %v", lat, end, want)
@@ -246,18 +247,19 @@ func TestDeterministic(t *testing.T) {
 // The ideal model reports a flow's arrival when it is sent, so a flow sent later may be
 // reported after one that arrives later than it: a collective ends at its latest arrival, and
 // a flow with several parents starts from the latest of theirs, whatever the order of the
-// reports. On the 16-GPU Spectrum-X fabric, flows without parents start after the send
-// latency L: A, 8 KiB from GPU 0 to GPU 9 across the fabric (four 400 Gb/s links of 500 ns), is
-// sent 8,192·8/C = 163.84 ns later and arrives 2 µs after that; B, 512 KiB from GPU 0 to GPU 1
-// through the NVSwitch (2,880 Gb/s, two links of 25 ns), is sent at L + 1,456.36 ns and arrives
-// 50 ns later, before A. Alone, A and B end at A's arrival. C, 8 KiB from GPU 0 to GPU 2 with
-// parents A and B, starts L after A arrives and ends the collective.
+// reports. On the 16-GPU Spectrum-X fabric, flows without parents start after the send's
+// hand-over G (IssueGap) and the send latency L: A, 8 KiB from GPU 0 to GPU 9 across the fabric
+// (four 400 Gb/s links of 500 ns), is sent 8,192·8/C = 163.84 ns later and arrives 2 µs after
+// that; B, 512 KiB from GPU 0 to GPU 1 through the NVSwitch (2,880 Gb/s, two links of 25 ns), is
+// sent at G + L + 1,456.36 ns and arrives 50 ns later, before A. Alone, A and B end at A's
+// arrival. C, 8 KiB from GPU 0 to GPU 2 with parents A and B, starts G + L after A arrives and
+// ends the collective.
 func TestRunEndsAtItsLatestArrival(t *testing.T) {
 	fab := spectrumX16(t, 8)
 	lat := Latency{Intra: 6 * engine.Microsecond, Inter: 6 * engine.Microsecond}
-	arrA := lat.Inter + psOf(8192*8/400e9) + 2000*engine.Nanosecond
-	arrB := lat.Intra + psOf(512*1024*8/2880e9) + 50*engine.Nanosecond
-	startC := arrA + lat.Intra
+	arrA := IssueGap + lat.Inter + psOf(8192*8/400e9) + 2000*engine.Nanosecond
+	arrB := IssueGap + lat.Intra + psOf(512*1024*8/2880e9) + 50*engine.Nanosecond
+	startC := arrA + IssueGap + lat.Intra
 	arrC := startC + psOf(8192*8/2880e9) + 50*engine.Nanosecond
 	for _, tc := range []struct {
 		name   string

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"simd/engine"
+	"simd/netmodel"
 )
 
 // An AICB-style workload with pp 2, vpp 2 and ga 4 (TP 4, DP 2 on 16 GPUs, 8 per server: one
@@ -102,7 +103,8 @@ func TestPipelineAICBWorkload(t *testing.T) {
 // two servers (TP 8), one micro-batch, no collectives, one-packet sends (8,192 bytes, 8,244 on
 // the wire with PACKET_PAYLOAD_SIZE 9000) completed at arrival. Rank i of stage 0 and rank i + 8 of stage 1 share a rail:
 // NIC to ASW to NIC, two 400 Gb/s, 500 ns links the packet is stored and forwarded over, so
-// c = latency + 2·8,244·8/C + 2·500 ns and the iteration is 2(t_f + t_b) + 2c. C is what ns-3's
+// c = the send's hand-over (10 ns, netmodel.IssueGap) + latency + 2·8,244·8/C + 2·500 ns and
+// the iteration is 2(t_f + t_b) + 2c. C is what ns-3's
 // clock makes of 400 Gb/s for full packets (9,052 bytes in 181 ns, not 181.04): the model sends
 // every byte at it, so this packet takes 164.84 ns a link where ns-3 takes 164.
 func TestPipelineSendOnIdleFabric(t *testing.T) {
@@ -115,7 +117,7 @@ func TestPipelineSendOnIdleFabric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := lat + engine.Time(math.Ceil(2*8244*8/(9052*8/181e-9)*1e12)) + 1000*engine.Nanosecond
+	c := netmodel.IssueGap + lat + engine.Time(math.Ceil(2*8244*8/(9052*8/181e-9)*1e12)) + 1000*engine.Nanosecond
 	want := 2*(tf+tb)*engine.Nanosecond + 2*c
 	if r.End != want {
 		t.Errorf("iteration %d ps, want 2(t_f+t_b) + 2c = %d ps (c = %d ps)", r.End, want, c)
