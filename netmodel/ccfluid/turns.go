@@ -18,9 +18,11 @@ import (
 // the first ends k−1 packets before the last (sharing ends them together), and a flow that joins
 // the port is served within the round under way, ahead of its share. The differences are a
 // packet time or a few per flow, but a ring's chunks pass them on from hop to hop: a 64 MiB ring
-// all-reduce over 32 GPUs in four servers (DCN+, one ToR) is 7.2% from ns-3 with sharing and
-// 1.0% with turns (docs/models.md, "Turns at a port", where also what turns make worse). Turns
-// are the default (SimAI's NIC); Config.Turns false shares the port as a fluid.
+// all-reduce over 32 GPUs in four servers (DCN+, one ToR) is 5.2% from ns-3 with sharing and
+// 2.0% with turns, and where a ring's steps come to overlap on its ports the round robin lets
+// the overlaps grow into trains of chunks, as ns-3's does, where sharing damps them
+// (docs/models.md, "Turns at a port" and "Trains of chunks", where also what turns make worse).
+// Turns are the default (SimAI's NIC); Config.Turns false shares the port as a fluid.
 //
 // The fluid keeps its rates; the round robin only decides when each flow's last packet has
 // left. For the flows that share a port at its level (shareNIC: every one asks for more than
