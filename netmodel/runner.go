@@ -579,9 +579,10 @@ func (m *Simulator) release(id RunID, f ccl.FlowID, at engine.Time) {
 	if r.server(fl.Src) == r.server(fl.Dst) {
 		lat = r.lat.Intra
 	}
-	// The delay from now is the flow's parent's path delay plus the send latency: a few
-	// distinct values, which the scheduler's delay lines handle without its heap.
-	at += IssueGap // astra-sim hands the send over a memory-bus delay after its data
+	// The delay from now is the flow's parent's path delay plus the hand-over (astra-sim's
+	// memory-bus delay after the data) and the send latency: a few distinct values, which the
+	// scheduler's delay lines handle without its heap.
+	at += IssueGap
 	d := at + lat - m.s.Now()
 	rel := releasedFlow{run: id, id: f, src: fl.Src, dst: fl.Dst, bytes: fl.Bytes}
 	if k := m.releaseQueueFor(d); k >= 0 {

@@ -488,7 +488,7 @@ func ReadRequests(r io.Reader, name string, cfg Config, index int) (Iteration, e
 	// most 4,096 at first.
 	perLayer := min(T, 1<<12)
 	if n, ok := sizeOf(r); ok {
-		perLayer = min(T, int(min(n/int64(minRequestLine(K)), int64(T)))+1)
+		perLayer = int(min(n/int64(minRequestLine(K))+1, int64(T)))
 	}
 	startLayer := func() {
 		reqs = make([]Request, 0, perLayer)
