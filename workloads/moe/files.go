@@ -436,28 +436,35 @@ func ReadRequests(r io.Reader, name string, cfg Config, index int) (Iteration, e
 	}
 	T, K, L := cfg.Tokens(), cfg.TopK, cfg.Layers
 	sc := bufio.NewScanner(r)
-	// A line is at most five numbers of 20 digits, their commas and 2K list entries.
+	// A line is at most five numbers of 20 digits, their commas and 2K list entries. The
+	// scanner reads 64 KiB at a time whatever that bound (a buffer of one line's bound read a
+	// 21 MB file 464 bytes a system call), so next checks the bound itself.
 	maxLine := 128 + 2*K*21
-	sc.Buffer(make([]byte, 0, min(64<<10, maxLine)), maxLine)
+	sc.Buffer(make([]byte, 0, 64<<10), max(maxLine, 64<<10))
 	line := 0
 	bad := func(field, format string, args ...any) (Iteration, error) {
 		return Iteration{}, lex.Errorf(name, line, field, format, args...)
 	}
-	next := func() (string, bool) {
+	tooLong := func() (Iteration, error) {
+		return bad("", "line too long: expected %d experts and their GPUs", K)
+	}
+	// next returns the next line without its end, valid until the following call: the lines
+	// are parsed where the scanner holds them, not copied.
+	next := func() ([]byte, bool) {
 		if !sc.Scan() {
-			return "", false
+			return nil, false
 		}
 		line++
-		s := sc.Text()
+		s := sc.Bytes()
 		if line == 1 {
-			s = strings.TrimPrefix(s, "\uFEFF")
+			s = bytes.TrimPrefix(s, []byte("\uFEFF"))
 		}
-		return strings.TrimSuffix(s, "\r"), true
+		return bytes.TrimSuffix(s, []byte("\r")), true
 	}
 	scanErr := func() (Iteration, error) {
 		if errors.Is(sc.Err(), bufio.ErrTooLong) {
 			line++
-			return bad("", "line too long: expected %d experts and their GPUs", K)
+			return tooLong()
 		}
 		return Iteration{}, fmt.Errorf("reading %s: %w", name, sc.Err())
 	}
@@ -468,7 +475,7 @@ func ReadRequests(r io.Reader, name string, cfg Config, index int) (Iteration, e
 		}
 		return bad("", "empty file: expected the header %q", RequestsHeader)
 	}
-	if hdr != RequestsHeader {
+	if string(hdr) != RequestsHeader {
 		return bad("header", "%q: expected %q", hdr, RequestsHeader)
 	}
 	it := Iteration{Index: index, Layers: make([]Layer, 0, min(L, 1<<10))}
@@ -501,22 +508,25 @@ func ReadRequests(r io.Reader, name string, cfg Config, index int) (Iteration, e
 		if !ok {
 			break
 		}
+		if len(s) > maxLine {
+			return tooLong()
+		}
 		if layer == L {
-			if s == "" {
+			if len(s) == 0 {
 				continue // blank lines at the end
 			}
 			return bad("", "extra line: expected %d layers of %d tokens, which end on line %d", L, T, line-1)
 		}
-		if n := strings.Count(s, ",") + 1; n != 5 {
-			if s == "" {
+		if n := bytes.Count(s, []byte(",")) + 1; n != 5 {
+			if len(s) == 0 {
 				return bad("", "empty line: expected %s", RequestsHeader)
 			}
 			return bad("", "%d fields: expected 5 separated by ',' (%s)", n, RequestsHeader)
 		}
-		var fields [5]string
+		var fields [5][]byte
 		rest := s
 		for j := range 4 {
-			fields[j], rest, _ = strings.Cut(rest, ",")
+			fields[j], rest, _ = bytes.Cut(rest, []byte(","))
 		}
 		fields[4] = rest
 		l, ok := parseCount(fields[0])
@@ -540,9 +550,9 @@ func ReadRequests(r io.Reader, name string, cfg Config, index int) (Iteration, e
 			if j == 1 {
 				list = &gpus
 			}
-			var entry string
+			var entry []byte
 			if *list, entry, ok = appendList(*list, fields[3+j]); !ok {
-				if entry == "" {
+				if len(entry) == 0 {
 					return bad(name, "%q has an empty entry: expected %d numbers separated by ';'", fields[3+j], K)
 				}
 				return bad(name, "%q: expected a number", entry)
@@ -576,7 +586,7 @@ func ReadRequests(r io.Reader, name string, cfg Config, index int) (Iteration, e
 }
 
 // parseCount reads a decimal number of at most 18 digits (no sign).
-func parseCount(s string) (int, bool) {
+func parseCount[S ~string | ~[]byte](s S) (int, bool) {
 	if len(s) == 0 || len(s) > 18 {
 		return 0, false
 	}
@@ -593,16 +603,16 @@ func parseCount(s string) (int, bool) {
 
 // appendList appends the ';'-separated numbers of s to dst; on a bad entry it returns that
 // entry and false.
-func appendList(dst []int, s string) ([]int, string, bool) {
+func appendList(dst []int, s []byte) ([]int, []byte, bool) {
 	for {
-		entry, rest, more := strings.Cut(s, ";")
+		entry, rest, more := bytes.Cut(s, []byte(";"))
 		v, ok := parseCount(entry)
 		if !ok {
 			return dst, entry, false
 		}
 		dst = append(dst, v)
 		if !more {
-			return dst, "", true
+			return dst, nil, true
 		}
 		s = rest
 	}
