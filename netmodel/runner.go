@@ -129,6 +129,21 @@ type Simulator struct {
 	parts      map[int64]splitFlow
 
 	inOrder bool // SetIssueInOrder
+
+	// The start's mailboxes (SetStartMailbox, mailbox.go): settled[rank] once a flow it sent
+	// or received is done (unsettled: the ranks not yet), mail the sends of this instant,
+	// mailStarts those scheduled to start (mailFree: free slots), and flushMail's scratch.
+	mailbox    bool
+	settled    []bool
+	unsettled  int
+	mail       []mailFlow
+	mailStarts []mailStart
+	mailFree   []int32
+	mailSports []int32
+	mailOrder  []int
+	mailTied   []int
+	mailRest   []int
+	mailFirst  map[uint64]struct{}
 }
 
 // splitFlow is a flow split over several QPs, in flight: n QPs, left of them not done.
@@ -585,6 +600,10 @@ func (m *Simulator) release(id RunID, f ccl.FlowID, at engine.Time) {
 	at += IssueGap
 	d := at + lat - m.s.Now()
 	rel := releasedFlow{run: id, id: f, src: fl.Src, dst: fl.Dst, bytes: fl.Bytes}
+	if m.inStartContext(fl.Src) {
+		m.post(rel, at+lat)
+		return
+	}
 	if k := m.releaseQueueFor(d); k >= 0 {
 		m.released[k].push(rel)
 		m.s.AfterFixed(d, m.hid, releaseTarget, int64(k))
@@ -638,10 +657,19 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		return
 	}
 	var rel releasedFlow
-	if ev.Target == slabTarget {
+	sport := int32(-1)
+	switch ev.Target {
+	case slabTarget:
 		rel = m.slab[ev.Arg]
 		m.slabFree = append(m.slabFree, int32(ev.Arg))
-	} else {
+	case mailFlushTarget:
+		m.flushMail()
+		return
+	case mailStartTarget:
+		ms := m.mailStarts[ev.Arg]
+		m.mailFree = append(m.mailFree, int32(ev.Arg))
+		rel, sport = ms.rel, ms.sport
+	default:
 		rel = m.released[ev.Arg].pop()
 	}
 	src, err := m.fab.Node(rel.src)
@@ -654,9 +682,11 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 			if m.qpsPerConn > 1 && rel.bytes > 1 && m.acrossServers(rel) {
 				err = m.startSplit(ps, src, dst, rel.bytes, tag)
 			} else {
-				sport := route.QPSport(int(ps.qps))
-				ps.qps++
-				err = m.startPath(ps, src, dst, sport, DPort, 0, 0, rel.bytes, tag)
+				if sport < 0 {
+					sport = int32(route.QPSport(int(ps.qps)))
+					ps.qps++
+				}
+				err = m.startPath(ps, src, dst, uint16(sport), DPort, 0, 0, rel.bytes, tag)
 			}
 		}
 	}
@@ -885,6 +915,11 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 		return
 	}
 	r := &m.runs[id]
+	if m.unsettled > 0 {
+		fl := r.dag.Flow(f)
+		m.settle(fl.Src)
+		m.settle(fl.Dst)
+	}
 	m.kids = r.dag.Children(f, m.kids[:0])
 	for _, c := range m.kids {
 		if r.single {

@@ -125,6 +125,8 @@ func (a *Attachments) simulator(conf *configs.SimAIConf, confPath string, fab *n
 			zap.Int("switches", k), zap.Int64("buffer_bytes", conf.BufferSizeBytes))
 	}
 	sim.SetIssueInOrder(!opt.ChunksOnArrival)
+	// Only a NIC port that serves its queue pairs in turn reads the order they were made in.
+	sim.SetStartMailbox(sim.CCNetwork() != nil && !opt.NICFairShare && !opt.StartInIssueOrder)
 	if opt.QPsPerConnection > 1 {
 		if err := sim.SetQPsPerConnection(opt.QPsPerConnection); err != nil {
 			return nil, nil, BadInput(err)

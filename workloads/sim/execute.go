@@ -314,6 +314,7 @@ type ProtocolRules struct {
 	PFCChecks   string // exact or bounded (-pfc-checks; ParsePFCChecks)
 	NICSharing  string // turns or fair (-nic-sharing; ParseNICSharing)
 	ChunkOrder  string // channel or arrival (-chunk-order; ParseChunkOrder)
+	StartOrder  string // mailbox or issue (-start-order; ParseStartOrder)
 	ECNDraws    string // poisson or regular (-ecn-draws; ParseECNDraws)
 }
 
@@ -333,6 +334,7 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.PFCChecks, ParsePFCChecks, &opt.BoundedPFCChecks},
 		{r.NICSharing, ParseNICSharing, &opt.NICFairShare},
 		{r.ChunkOrder, ParseChunkOrder, &opt.ChunksOnArrival},
+		{r.StartOrder, ParseStartOrder, &opt.StartInIssueOrder},
 		{r.ECNDraws, ParseECNDraws, &opt.RegularMarks},
 	} {
 		v, err := rule.parse(rule.value)
@@ -440,6 +442,15 @@ func ParsePacketTime(t string) (exact bool, err error) {
 // returns EventOptions.ChunksOnArrival.
 func ParseChunkOrder(o string) (onArrival bool, err error) {
 	return parseChoice("-chunk-order", o, "channel", "arrival")
+}
+
+// ParseStartOrder reads -start-order: SimAI's "mailbox" (the default, also "": the sends ranks
+// issue before any flow of theirs is done make their queue pairs in the order SimAI's
+// multithreaded ns-3 delivers them through a server's mailbox, mostly the reverse of the order
+// they were issued in) or "issue" (in the order they were issued); it returns
+// EventOptions.StartInIssueOrder.
+func ParseStartOrder(o string) (inIssueOrder bool, err error) {
+	return parseChoice("-start-order", o, "mailbox", "issue")
 }
 
 // ParseECNDraws reads -ecn-draws: "poisson" (the default, also "": a port's marks fall as a

@@ -97,6 +97,11 @@ type EventOptions struct {
 	// arrived, instead of in the channel's order, as astra-sim does (ParseChunkOrder,
 	// netmodel.Simulator.SetIssueInOrder).
 	ChunksOnArrival bool
+	// StartInIssueOrder makes the queue pairs of the sends ranks issue before any flow of theirs
+	// is done in the order the sends were issued, instead of the order SimAI's multithreaded
+	// ns-3 delivers them through a server's mailbox (ParseStartOrder,
+	// netmodel.Simulator.SetStartMailbox).
+	StartInIssueOrder bool
 	// NICFairShare has a NIC port share its rate as a fluid (processor sharing) among the flows
 	// that ask for more than their share, instead of serving them in turn, a packet each, as
 	// SimAI's NIC does (ParseNICSharing, ccfluid.Config.Turns).
