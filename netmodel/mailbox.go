@@ -16,18 +16,19 @@ import (
 // (qp_finish runs at the sender's node and tells both ranks). A send issued from the public
 // process schedules the start of its queue pair on the sending GPU through the server's mailbox
 // (LogicalProcess::ScheduleWithContext), keyed by the sender's time, process and event counter.
-// The counter moves only when the sender inserts an event of its own, which the first
-// ("zero-latency") send of each channel of each rank does not, so those sends of one instant
-// carry one key; a rank's further sends of the instant (an all-to-all's) come after them, in
-// order. ReceiveMessages sorts the mailbox with std::sort(…, std::greater<>()) and takes it from
-// the back: the equal keys come out in the reverse of the order libstdc++'s introsort leaves
-// equal elements in (mailboxOrder). For the 64 first sends of eight GPUs with eight channels
-// each that is every GPU's sends in reverse, but on GPUs 0 and 4 the first send first and then
-// the others in reverse — what SimAI's ns-3 shows on the first step of every ring of the
-// reference runs (docs/models.md, "The start's mailbox"). A port serves its queue pairs in the
-// order they were made (ccfluid's turns), so the order decides which flow of a port ends first.
-// The sends keep the source ports they were issued with (SimAI numbers a pair's queue pairs as
-// it issues them).
+// The counter moves only when the sender inserts an event of its own, which astra-sim's sends
+// (each from its own memory-bus event) do not, so the sends of one instant carry one key, an
+// all-to-all's fifteen per rank as a ring's eight channels. ReceiveMessages sorts the mailbox
+// with std::sort(…, std::greater<>()) and takes it from the back: the sends come out in the
+// reverse of the order libstdc++'s introsort leaves equal elements in (mailboxOrder). For the 64
+// sends of eight GPUs with eight channels each that is every GPU's sends in reverse, but on GPUs
+// 0 and 4 the first send first and then the others in reverse — what SimAI's ns-3 shows on the
+// first step of every ring of the reference runs; for an all-to-all's 120 (eight GPUs sending to
+// fifteen) every GPU's second to last send in order and then its first, but on GPUs 0 and 4 all
+// in order — as ns-3 ends the all-to-all's NVLink flows (docs/models.md, "The start's
+// mailbox"). A port serves its queue pairs in the order they were made (ccfluid's turns), so the
+// order decides which flow of a port ends first. The sends keep the source ports they were
+// issued with (SimAI numbers a pair's queue pairs as it issues them).
 //
 // Sends issued later, from a node's process, are scheduled there in order (a server's own
 // sends) or through another server's mailbox one at a time; neither is reordered here.
@@ -44,7 +45,7 @@ func (m *Simulator) SetStartMailbox(on bool) {
 }
 
 // mailFlow is a send waiting in its server's mailbox until the end of the instant it was
-// issued in: the released flow, when it starts, and its sender.
+// issued in: the released flow, when it starts, and its place in the instant's releases.
 type mailFlow struct {
 	rel   releasedFlow
 	start engine.Time
@@ -88,13 +89,10 @@ func (m *Simulator) post(rel releasedFlow, start engine.Time) {
 	m.mail = append(m.mail, mailFlow{rel: rel, start: start, order: int32(len(m.mail))})
 }
 
-// flushMail schedules the starts of this instant's mailbox sends, server by server: first each
-// rank's first send on each channel (its collective's first "zero-latency" send there, which
-// every rank issues from the same event count) in the order the mailbox delivers them
-// (mailboxOrder over astra-sim's order: rank by rank, each rank's in the order it released
-// them), then the rest, whose counts differ, in the order they were issued (an all-to-all's
-// further sends: SimAI's ns-3 starts them in order). Every send takes the source port of its
-// place in the issue order.
+// flushMail schedules the starts of this instant's mailbox sends, server by server, in the order
+// the mailbox delivers them (mailboxOrder over the sends in astra-sim's order: rank by rank, each
+// rank's in the order it released them), each with the source port of its place in the issue
+// order.
 func (m *Simulator) flushMail() {
 	gps := int32(max(m.fab.Topo.GPUsPerServer, 1))
 	slices.SortFunc(m.mail, func(a, b mailFlow) int {
@@ -107,29 +105,11 @@ func (m *Simulator) flushMail() {
 		}
 		group := m.mail[lo:hi]
 		m.mailSports = m.mailSports[:0]
-		m.mailTied, m.mailRest = m.mailTied[:0], m.mailRest[:0]
-		clear(m.mailFirst)
-		for i, mf := range group {
+		for _, mf := range group {
 			m.mailSports = append(m.mailSports, m.issueSport(mf.rel))
-			if i > 0 && mf.rel.src != group[i-1].rel.src {
-				clear(m.mailFirst)
-			}
-			key := uint64(uint32(mf.rel.run))<<32 | uint64(uint32(m.runs[mf.rel.run].dag.Flow(mf.rel.id).Channel))
-			if _, seen := m.mailFirst[key]; seen {
-				m.mailRest = append(m.mailRest, i)
-				continue
-			}
-			if m.mailFirst == nil {
-				m.mailFirst = map[uint64]struct{}{}
-			}
-			m.mailFirst[key] = struct{}{}
-			m.mailTied = append(m.mailTied, i)
 		}
-		m.mailOrder = mailboxOrder(len(m.mailTied), m.mailOrder)
-		for _, j := range m.mailOrder {
-			m.startMail(group[m.mailTied[j]], m.mailSports[m.mailTied[j]])
-		}
-		for _, i := range m.mailRest {
+		m.mailOrder = mailboxOrder(len(group), m.mailOrder)
+		for _, i := range m.mailOrder {
 			m.startMail(group[i], m.mailSports[i])
 		}
 		lo = hi

@@ -141,9 +141,6 @@ type Simulator struct {
 	mailFree   []int32
 	mailSports []int32
 	mailOrder  []int
-	mailTied   []int
-	mailRest   []int
-	mailFirst  map[uint64]struct{}
 }
 
 // splitFlow is a flow split over several QPs, in flight: n QPs, left of them not done.
