@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"simd/engine"
-	"simd/topo/route"
 )
 
 // This file holds the order in which SimAI's ns-3 makes the queue pairs of the sends its ranks
@@ -135,13 +134,10 @@ func (m *Simulator) issueSport(rel releasedFlow) int32 {
 	if err != nil {
 		return -1
 	}
-	if m.qpsPerConn > 1 && rel.bytes > 1 && m.acrossServers(rel) {
+	if m.splits(rel) {
 		return -1
 	}
-	ps := m.pairs.get(src, dst)
-	sport := route.QPSport(int(ps.qps))
-	ps.qps++
-	return int32(sport)
+	return int32(m.pairs.get(src, dst).nextSport())
 }
 
 // mailSlot keeps s until its start and returns its slot.

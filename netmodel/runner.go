@@ -676,12 +676,11 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		if err == nil {
 			ps := m.pairs.get(src, dst)
 			tag := int64(rel.run)<<32 | int64(rel.id)
-			if m.qpsPerConn > 1 && rel.bytes > 1 && m.acrossServers(rel) {
+			if m.splits(rel) {
 				err = m.startSplit(ps, src, dst, rel.bytes, tag)
 			} else {
 				if sport < 0 {
-					sport = int32(route.QPSport(int(ps.qps)))
-					ps.qps++
+					sport = int32(ps.nextSport())
 				}
 				err = m.startPath(ps, src, dst, uint16(sport), DPort, 0, 0, rel.bytes, tag)
 			}
@@ -691,6 +690,19 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		kind := m.runs[rel.run].dag.Flow(rel.id).Kind
 		m.fail(fmt.Sprintf("flow %d (%s, %d → %d)", rel.id, kind, rel.src, rel.dst), err)
 	}
+}
+
+// splits reports whether released flow rel starts as several QPs (SetQPsPerConnection): a
+// flow of more than a byte between two servers.
+func (m *Simulator) splits(rel releasedFlow) bool {
+	return m.qpsPerConn > 1 && rel.bytes > 1 && m.acrossServers(rel)
+}
+
+// nextSport is the source port of the pair's next QP, which it takes.
+func (ps *pairState) nextSport() uint16 {
+	sport := route.QPSport(int(ps.qps))
+	ps.qps++
+	return sport
 }
 
 // acrossServers reports whether a released flow goes from one server to another.
@@ -711,8 +723,7 @@ func (m *Simulator) startSplit(ps *pairState, src, dst int32, bytes int64, tag i
 	m.parts[tag] = splitFlow{n: int32(n), left: int32(n)}
 	first := route.QPSport(int(ps.qps))
 	for k := range n {
-		sport := route.QPSport(int(ps.qps))
-		ps.qps++
+		sport := ps.nextSport()
 		b := bytes / n
 		if k < bytes%n {
 			b++
