@@ -251,8 +251,8 @@ func (m *monitor) sampleQP(now engine.Time) {
 	}
 	for id := range n.flows {
 		f := &n.flows[id]
-		if f.state == stateFree {
-			continue
+		if f.state == stateFree || f.state == stateAck {
+			continue // an ended flow, or one whose last ACK is all that is left
 		}
 		if m.fgen[id] != f.gen {
 			m.fgen[id], m.frate[id], m.fcnp[id] = f.gen, 0, 0

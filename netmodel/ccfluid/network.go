@@ -150,12 +150,14 @@ const (
 	evInstant
 	evWindow // a queue reached the level its windowed flows settle it at (window.go)
 	evOpen   // a flow's first window is out, or its first ACK back (opening.go)
+	evAck    // a flow's last packet reaches its receiver, which makes its last ACK (lastAckMade)
 )
 
 const (
 	stateFree uint8 = iota
 	stateSending
 	stateSent
+	stateAck // its last packet is on its way to the receiver, whose last ACK ends it (lastAckMade)
 )
 
 // flow is one transfer: its sender's rate (cc), what its NIC injects, and how far along the
@@ -390,6 +392,7 @@ type Network struct {
 	hpccTx  []hpccPrev
 	roundB  []float64     // DCTCP, HPCC: bytes a flow slot had injected when its current round began
 	open    []openState   // per flow slot, with FirstWindowBurst (opening.go)
+	acks    []lastAck     // per flow slot: its last ACK on its way back (lastAckMade)
 	hops    []cc.HopState // scratch
 
 	dirtyLinks []int32
@@ -1347,6 +1350,8 @@ func (n *Network) handle(ev engine.Event) {
 		}
 	case evOpen:
 		n.openingDue(id, now)
+	case evAck:
+		n.lastAckMade(id, now)
 	case evRound:
 		f.roundT = engine.Timer{}
 		if f.state == stateSending {
@@ -1549,7 +1554,19 @@ func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
 		// The ACK has left the last queue of its route: the path's and the route's delays,
 		// the last packet's store-and-forward, the ACK's serialisation and its waits behind
 		// the data packets in service on its way remain.
-		n.arrive(id, max(now+f.delay+f.sf+f.ackDelay+ceilPs(n.lastAckWait(id, now)), now))
+		// Its waits are read now, looking ahead to when the ACK passes, but the one at the
+		// receiver's port again when the ACK is made there (evAck): on a route of
+		// microseconds, that port may have started flows of its own since (a ring's next
+		// steps without send latency).
+		w, first := n.lastAckWait(id, now)
+		made := now + f.delay + f.sf
+		if made <= now || f.ack == 0 {
+			n.arrive(id, max(made+f.ackDelay+ceilPs(w), now))
+			break
+		}
+		n.ackOf(id).rest = w - first
+		f.state = stateAck
+		n.s.AfterFixed(made-now, n.h, id, evAck|int64(f.gen)<<24)
 	default:
 		n.arrive(id, max(now+f.delay+f.sf, now))
 	}
@@ -1596,6 +1613,30 @@ func (n *Network) arrive(id int32, at engine.Time) {
 	f := &n.flows[id]
 	f.state = stateFree
 	n.free = append(n.free, id)
+}
+
+// lastAck is a flow's last ACK between its receiver and its sender: what it waits at the links of
+// its route after the receiver's port, as read when the flow's last byte left its sender
+// (lastAckWait).
+type lastAck struct {
+	rest float64
+}
+
+// lastAckMade: flow id's last packet has reached its receiver, which sends the last ACK back
+// now. The flow arrives when it is at the sender: after the route's delays, the ACK's
+// serialisation, and its waits behind the data packets in service on its way, the one at the
+// receiver's port read now (lastAckFirst).
+func (n *Network) lastAckMade(id int32, now engine.Time) {
+	f := &n.flows[id]
+	n.arrive(id, now+f.ackDelay+ceilPs(n.lastAckFirst(id, now)+n.acks[id].rest))
+}
+
+// ackOf is flow id's last-ACK record, the slice grown to hold it.
+func (n *Network) ackOf(id int32) *lastAck {
+	for int(id) >= len(n.acks) {
+		n.acks = append(n.acks, lastAck{})
+	}
+	return &n.acks[id]
 }
 
 // mark: link l marks a packet now. It belongs to one of the flows arriving at the link,
@@ -1862,7 +1903,7 @@ func (n *Network) InFlightProgressWeighted(weight func(tag int64) float64) float
 		switch n.flows[i].state {
 		case stateSending:
 			part = n.Injected(FlowID(i)) / float64(n.flows[i].wire)
-		case stateSent:
+		case stateSent, stateAck:
 			part = 1
 		default:
 			continue

@@ -241,3 +241,51 @@ func TestForwardedGridLagsAFullPacket(t *testing.T) {
 		}
 	}
 }
+
+// TestLastACKWaitsForTheReceiversNewFlows: the last ACK of a flow waits at its receiver's port
+// for the rest of the packet that port sends when the ACK is made, also when the port began
+// sending after the flow's last byte had left its sender. On a star of 400 Gb/s links of 1 µs,
+// host 0 sends A (two full packets) to host 1; host 1 starts B and C (ten full packets each, to
+// host 2) together after A's last byte left host 0 (at 362 ns) but before A's last packet
+// reaches host 1 (at 2,543: two links and the store-and-forward of a full packet). Its port
+// serves them in turn, a packet each of 181 ns (9,052 bytes on ns-3's whole-nanosecond clock)
+// from their start on, so A's last ACK, made d ns after it, leaves host 1 181 − d ns later than
+// with host 1 idle, and A ends that much later. SimAI's ns-3 makes such waits wherever a ring's
+// steps follow each other without send latency, a cross-server flow's way back being longer
+// than a step: on the 200 Gb/s Spectrum-X 16 ring of 4 MiB (tp16_allreduce_4MB__SpX16bw200__lat0,
+// rebuilt with its packets logged) GPU 0's first flow to GPU 9 has its last packet at GPU 9 at
+// 4,053 ns, and its ACK leaves at 4,313, behind a packet of the chunks GPU 9 started sending
+// from 1,523 ns on. (Read when A's last byte left host 0, host 1's port was idle, and A's ACK
+// waited for nothing.)
+func TestLastACKWaitsForTheReceiversNewFlows(t *testing.T) {
+	cfg := repoConfig()
+	cfg.Transport = fluid.SimAITransport(9000, 0)
+	cfg.Transport.NanosecondClock = true
+	cfg.ECN = nil
+	cfg.Turns = true
+	g := star(t, 3, G400, engine.Microsecond)
+	run := func(bStart engine.Time) (a engine.Time) {
+		s, n, rec, _ := setup(t, g, cfg)
+		n.Start([]int32{0, 3}, []int32{2, 1}, 2*9000, 0)
+		if bStart > 0 {
+			s.AtFunc(bStart, func() {
+				for i := range 2 {
+					n.Start([]int32{2, 5}, []int32{4, 3}, 10*9000, int64(1+i))
+				}
+			})
+		}
+		s.Run()
+		return rec.arrived[0]
+	}
+	alone := run(0)
+	made := 2*181*engine.Nanosecond + 2*engine.Microsecond + 181*engine.Nanosecond // sent, propagation, the last packet's store-and-forward
+	for _, d := range []engine.Time{20, 100, 170, 181 + 60} {
+		got := run(made-d*engine.Nanosecond) - alone
+		// Up to 2 ns more: host 1's port, having answered A, keeps room for ACKs (60 bytes a
+		// packet), so the fluid's packets of B and C take 182 ns where ns-3's take 181 and the
+		// ACKs 1 ns between them.
+		if want := (181 - d%181) * engine.Nanosecond; got < want || got > want+2*engine.Nanosecond {
+			t.Errorf("B and C started %d ns before A's last ACK is made: A ends %v later than alone, want %v", d, got, want)
+		}
+	}
+}

@@ -377,35 +377,57 @@ func (n *Network) roundTripSecs(id int32, now engine.Time) float64 {
 // ACKs did. Where a port serves its flows in turn (Config.Turns) the packet under way is known,
 // and the ACK waits exactly its rest: at the receiver's port (turnWait), and at a later link
 // that forwards one such port's packets (forwardedWait); the waits then add to when it reaches
-// the next link.
-func (n *Network) lastAckWait(id int32, now engine.Time) float64 {
+// the next link. It returns the wait and, of it, the part at the receiver's port (first), which
+// lastAckMade reads again when the ACK is made: the port may have started flows since now.
+func (n *Network) lastAckWait(id int32, now engine.Time) (w, first float64) {
 	f := &n.flows[id]
-	w := 0.0
 	waited := int32(-1)
 	t := now + f.delay + f.sf
 	for k := f.hops; k < f.hops+f.ack; k++ {
 		l := n.arena[f.off+k]
-		if lk := &n.links[l]; lk.arr > 0 && !lk.paused && (n.sendsUntil(l, t) || k > f.hops && n.forwardsUntil(l, t)) {
-			if tw, ok := n.turnWait(l, t); ok && k == f.hops {
-				// The receiver's port serves its flows in turn: the rest of its packet then.
-				if tw > 0 {
-					w += tw
-					waited = l
-					t += ceilPs(tw)
-				}
-			} else if tw, ok := n.forwardedWait(l, t); ok && k > f.hops {
-				if tw > 0 {
-					w += tw
-					waited = l
-					t += ceilPs(tw)
-				}
-			} else {
-				w += n.ackWaitOn(id, k, l, n.queueAt(l, now), waited)
-				waited = l
-			}
+		var tw float64
+		tw, waited, t = n.ackWaitHop(id, k, l, waited, t, now)
+		if k == f.hops {
+			first = tw
 		}
+		w += tw
 		t += n.kin[l].delay
 	}
+	return w, first
+}
+
+// ackWaitHop is what flow id's last ACK waits at link l, the k-th link of its arena chunk, which
+// it reaches at t (lastAckWait; now is when the link is read), with the last link of its route
+// where it waited before (-1: none); it returns the wait, the last link waited at and when the
+// ACK leaves l.
+func (n *Network) ackWaitHop(id, k, l, waited int32, t, now engine.Time) (float64, int32, engine.Time) {
+	f := &n.flows[id]
+	lk := &n.links[l]
+	if !(lk.arr > 0 && !lk.paused && (n.sendsUntil(l, t) || k > f.hops && n.forwardsUntil(l, t))) {
+		return 0, waited, t
+	}
+	if tw, ok := n.turnWait(l, t); ok && k == f.hops {
+		// The receiver's port serves its flows in turn: the rest of its packet then.
+		if tw > 0 {
+			return tw, l, t + ceilPs(tw)
+		}
+		return 0, waited, t
+	}
+	if tw, ok := n.forwardedWait(l, t); ok && k > f.hops {
+		if tw > 0 {
+			return tw, l, t + ceilPs(tw)
+		}
+		return 0, waited, t
+	}
+	return n.ackWaitOn(id, k, l, n.queueAt(l, now), waited), l, t
+}
+
+// lastAckFirst is what flow id's last ACK, made now by its receiver, waits at the receiver's own
+// port: read again now (lastAckMade), as the port's flows may have started since the flow's
+// last byte left its sender.
+func (n *Network) lastAckFirst(id int32, now engine.Time) float64 {
+	f := &n.flows[id]
+	w, _, _ := n.ackWaitHop(id, f.hops, n.arena[f.off+f.hops], -1, now, now)
 	return w
 }
 
