@@ -30,7 +30,9 @@
 // ACKs from then on, Full/(Full+Ack) of its rate for its data (applyFlow). The flow is done
 // (Observer.FlowArrived) when its last byte has left the last queue of its path, the switches
 // have stored its last packet (fluid.Transport.Tail), and — with Transport.AtAck — the ACK has
-// crossed the queues of its route back, behind the data queued there. With
+// crossed the queues of its route back, behind the data queued there and the packets in service
+// where it passes (window.go, lastAckWait; the one at the receiver's port is read when the last
+// packet gets there and the ACK is made, an event per flow: lastAckMade). With
 // Transport.NanosecondClock (SimAI's ns-3 sends a packet in whole nanoseconds, rounded down) a
 // link sends what its full packets' rounded times make of its rate (Transport.PacketRate), a NIC
 // paces a flow at what they make of its congestion-control rate, and an ACK takes its own
