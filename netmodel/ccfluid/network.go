@@ -392,7 +392,7 @@ type Network struct {
 	hpccTx  []hpccPrev
 	roundB  []float64     // DCTCP, HPCC: bytes a flow slot had injected when its current round began
 	open    []openState   // per flow slot, with FirstWindowBurst (opening.go)
-	acks    []lastAck     // per flow slot: its last ACK on its way back (lastAckMade)
+	ackRest []float64     // per flow slot: its last ACK's waits after the receiver's port, read when it was sent (lastAckMade)
 	hops    []cc.HopState // scratch
 
 	dirtyLinks []int32
@@ -1564,7 +1564,10 @@ func (n *Network) forward(id int32, hop int32, entered, now engine.Time) {
 			n.arrive(id, max(made+f.ackDelay+ceilPs(w), now))
 			break
 		}
-		n.ackOf(id).rest = w - first
+		for int(id) >= len(n.ackRest) {
+			n.ackRest = appendDoubling(n.ackRest, 0)
+		}
+		n.ackRest[id] = w - first
 		f.state = stateAck
 		n.s.AfterFixed(made-now, n.h, id, evAck|int64(f.gen)<<24)
 	default:
@@ -1615,28 +1618,14 @@ func (n *Network) arrive(id int32, at engine.Time) {
 	n.free = append(n.free, id)
 }
 
-// lastAck is a flow's last ACK between its receiver and its sender: what it waits at the links of
-// its route after the receiver's port, as read when the flow's last byte left its sender
-// (lastAckWait).
-type lastAck struct {
-	rest float64
-}
-
 // lastAckMade: flow id's last packet has reached its receiver, which sends the last ACK back
 // now. The flow arrives when it is at the sender: after the route's delays, the ACK's
 // serialisation, and its waits behind the data packets in service on its way, the one at the
-// receiver's port read now (lastAckFirst).
+// receiver's port read now (lastAckFirst), those after it when its last byte left its sender
+// (ackRest).
 func (n *Network) lastAckMade(id int32, now engine.Time) {
 	f := &n.flows[id]
-	n.arrive(id, now+f.ackDelay+ceilPs(n.lastAckFirst(id, now)+n.acks[id].rest))
-}
-
-// ackOf is flow id's last-ACK record, the slice grown to hold it.
-func (n *Network) ackOf(id int32) *lastAck {
-	for int(id) >= len(n.acks) {
-		n.acks = append(n.acks, lastAck{})
-	}
-	return &n.acks[id]
+	n.arrive(id, now+f.ackDelay+ceilPs(n.lastAckFirst(id, now)+n.ackRest[id]))
 }
 
 // mark: link l marks a packet now. It belongs to one of the flows arriving at the link,
