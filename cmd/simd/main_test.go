@@ -62,7 +62,12 @@ func listFiles(t *testing.T, dir string) []string {
 // port, which ns-3's clock makes 2,896.6 Gb/s and on which the ACKs of the flows coming in take
 // no time, less the 7 last packets the port's turns send after the first channel's, and the
 // store-and-forward behind the full packet before them, two 25 ns hops there and back), the last
-// channel 7 last packets after the first, plus 1 ns of update time: 167.161 µs. The 64 MiB one's
+// channel 7 last packets after the first, plus 1 ns of update time: 167.161204 µs, within half a
+// nanosecond: the formula leaves out the flows' first round trip (opening.go), read as each
+// flow starts (175 ns on these ports: the ACK leaves the receiver's NIC first, on a tie with
+// the NIC's packets, and waits a packet at the NVSwitch), which moves one flow of each port of
+// the first step by a nanosecond and the layer by 0.3 ns (167.160909 µs; with the whole packet
+// charged at the NIC too, 200 ns, the layer fell on the formula). The 64 MiB one's
 // 1 MiB flows end 12.8 ns apart, and the ACKs of the first channels' last packets meet the
 // packets the ports on their way are sending ("Turns at a port" in docs/models.md), which moves
 // the channels' order from step to step; its time lies between the turns' without those waits
@@ -92,7 +97,7 @@ func TestNoFlagsRunsTheExample(t *testing.T) {
 		}
 	}
 	if !strings.Contains(csv, "578 (34.21%)") || !strings.Contains(csv, ", 1690\n") || len(layers) != 2 ||
-		math.Abs(layers[0]-167.161204) > 1e-6 || layers[1] < 410.959 || layers[1] > 411.496 {
+		math.Abs(layers[0]-167.161204) > 0.0005 || layers[1] < 410.959 || layers[1] > 411.496 {
 		t.Errorf("report:\n%s", csv)
 	}
 	// 2 collectives of 8 channels × 8 ranks × 14 steps.

@@ -43,10 +43,12 @@ import (
 //     2,880 Gb/s NVLink from GPU 0 to 1 and from 1 to 2 (flows_chain2_512KB__SpX8: 25 ns links,
 //     25 ns packets, a round trip of six): 1→2's ACKs wait a whole packet behind 0→1's at the
 //     NVSwitch, 1→2 takes 1,781 ns against 1,581 alone, also when it starts 10 or 40 ns after
-//     0→1 (_dt10, _dt40); the mean over phases (T/2) gave simd 1,672, this gives 1,743.
+//     0→1 (_dt10, _dt40); the mean over phases (T/2) gave simd 1,672, this gives 1,768
+//     (1,823 at 40 ns, where 0→1's packets fill the NVSwitch's port more than in ns-3).
 //     (0→1's ACKs, made at GPU 1 on a boundary of 1→2's packets, go first in ns-3, ahead of
-//     the packet due then; the first-link rule below charges them the whole packet: 1,791 ns
-//     against ns-3's 1,600. docs/models.md, "ACKs that meet a packet boundary".) Measured in
+//     the packet due then, as the first-link rule below has them: 1,606 ns against 1,600; 1,791
+//     when it charged them the whole packet. docs/models.md, "ACKs that meet a packet
+//     boundary".) Measured in
 //     SimAI's ns-3 on two 4 MiB flows in opposite directions over one 400 Gb/s switch, whose
 //     ACKs wait 86 ns at the receiver's NIC and 180 ns at the switch (T = 181 ns), and whose
 //     window of one bandwidth-delay product leaves 170 ns to spare: both take 89.9 µs, 3.9%
@@ -157,13 +159,27 @@ func (n *Network) ackWaitAt(l int32, q float64, prev int32) float64 {
 // SimAI's ns-3, two 4 MiB flows in opposite directions over a DCN+ switch, 500 ns links: 86 ns
 // at 400 Gb/s (T = 181 ns, measured), the pair 89.9 µs against 89.7 in simd; at 200 Gb/s (T =
 // 362 ns; 86 ns again) 187.5 µs against 187.0 (192.5 with T/2); with 4,096-byte payloads (T
-// = 82 ns, 66 ns) 90.17 µs against 89.7 (88.8 with T/2). Elsewhere ackWaitAt's rule.
-func (n *Network) ackWaitOn(id, k, l int32, q float64, waited int32) float64 {
+// = 82 ns, 66 ns) 90.17 µs against 89.7 (88.8 with T/2). An ACK of a full packet (full: the
+// window's loop, roundTripSecs) made on a boundary of the NIC's packets (d mod T = 0: NVLink's
+// 25 ns links and 25 ns packets) waits nothing: ns-3 runs the data packet's arrival, scheduled
+// when the switch began sending it, before the NIC's end of transmission, scheduled later, so
+// the ACK is in the NIC's high-priority queue when the NIC picks its next packet (SimAI's ns-3,
+// the ring of eight 512 KiB NVLink flows, flows_ring8x1_512KB__SpX8: every ACK leaves GPU i+1 the
+// nanosecond its packet arrives, and waits a whole packet at the NVSwitch behind GPU i−1's data;
+// 1,806 ns, simd 1,906 with the whole packet at the NIC too, 1,787–1,816 without). The last ACK
+// (lastAckWait) follows a short last packet, off the grid: in ns-3 it waited 12 ns at GPU 1's
+// NIC (T = 50 ns) in the 16 MiB all-reduce over Spectrum-X 16 at 200 Gb/s, where the tie rule
+// made that step's flow 40 ns short; it keeps T − (d mod T). Elsewhere ackWaitAt's rule.
+func (n *Network) ackWaitOn(id, k, l int32, q float64, waited int32, full bool) float64 {
 	f := &n.flows[id]
 	if waited < 0 && k == f.hops && n.cfg.AckWait == AckWaitLocked && n.lockedFirst(id, l) {
 		if c := n.capOf(l); c > 0 && n.cfg.Transport.Payload > 0 {
 			pkt := n.fullSecs(c)
-			return busyShare(q, n.links[l].arr, c) * (pkt - math.Mod(secs(f.delay), pkt))
+			ph := math.Mod(secs(f.delay), pkt)
+			if full && (ph < tieSecs || pkt-ph < tieSecs) {
+				return 0
+			}
+			return busyShare(q, n.links[l].arr, c) * (pkt - ph)
 		}
 	}
 	if waited < 0 && k > f.hops && n.cfg.AckWait == AckWaitLocked && n.lockedFirst(id, l) {
@@ -359,7 +375,7 @@ func (n *Network) roundTripSecs(id int32, now engine.Time) float64 {
 		q := n.queueAt(l, now)
 		rtt += q * 8 / lk.capa
 		if k >= f.hops {
-			rtt += n.ackWaitOn(id, k, l, q, waited)
+			rtt += n.ackWaitOn(id, k, l, q, waited, true)
 			waited = l
 		}
 	}
@@ -419,7 +435,7 @@ func (n *Network) ackWaitHop(id, k, l, waited int32, t, now engine.Time) (float6
 		}
 		return 0, waited, t
 	}
-	return n.ackWaitOn(id, k, l, n.queueAt(l, now), waited), l, t
+	return n.ackWaitOn(id, k, l, n.queueAt(l, now), waited, false), l, t
 }
 
 // lastAckFirst is what flow id's last ACK, made now by its receiver, waits at the receiver's own

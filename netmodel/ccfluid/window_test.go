@@ -580,3 +580,29 @@ func TestLastPacketBehindAnotherFlowsPacket(t *testing.T) {
 		}
 	}
 }
+
+// An ACK of a full packet made on a boundary of its receiver's packets goes first
+// (AckWaitLocked): SimAI's ns-3 runs the data packet's arrival before the NIC's end of
+// transmission (scheduled later), so the ACK is queued when the NIC picks its next packet. Two
+// flows A→B and B→A over an NVSwitch started together, as in flows_ring8x1_512KB__SpX8: 25 ns
+// links and 25 ns packets on ns-3's clock, so the path's propagation d is two packet times T
+// and each ACK is made as B's NIC ends a packet. Its round trip is the base one plus T at the
+// switch's port to A (behind B→A's packet that arrived with it; the ACK itself takes no time on
+// the clock), where it was T more at B's NIC before (T − (d mod T)). Windows of a megabyte do
+// not bind, so both links send all the time.
+func TestACKOnAPacketBoundaryGoesFirst(t *testing.T) {
+	cfg := windowConfig(1 << 20)
+	cfg.Transport.NanosecondClock = true
+	cfg.ECN = nil
+	cfg.AckWait = AckWaitLocked
+	g := star(t, 2, 2880e9, 25*engine.Nanosecond)
+	s, n, _, _ := setup(t, g, cfg)
+	ab := n.Start([]int32{0, 3}, []int32{2, 1}, 1<<20, 1)
+	n.Start([]int32{2, 1}, []int32{0, 3}, 1<<20, 2)
+	s.RunUntil(200 * engine.Nanosecond)
+	const pkt = 25e-9
+	want := 150e-9 + pkt // 2 × 50 ns of links, a full packet on each of the path's, the switch's wait
+	if got := n.roundTripSecs(int32(ab), s.Now()); math.Abs(got-want) > 1e-12 {
+		t.Errorf("A→B's round trip %.3f ns, want %.3f (base %.3f)", got*1e9, want*1e9, n.flows[ab].rtt0*1e9)
+	}
+}
