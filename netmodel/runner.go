@@ -248,11 +248,14 @@ func (q *releaseQueue) push(r releasedFlow) {
 	q.n++
 }
 
-func (q *releaseQueue) pop() releasedFlow {
-	r := q.buf[q.head]
+// pop moves the queue's oldest flow into *r. It writes through r rather than returning the
+// record: a returned 24-byte record went through a temporary whose two overlapping 16-byte
+// stores the copy into the caller's variable could not forward from, a stall on every release
+// until the stores left the store buffer, behind whatever cache misses were ahead of them.
+func (q *releaseQueue) pop(r *releasedFlow) {
+	*r = q.buf[q.head]
 	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.n--
-	return r
 }
 
 // maxReleaseQueues bounds the release queues: the delays from release to start are a few
@@ -667,7 +670,7 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		m.mailFree = append(m.mailFree, int32(ev.Arg))
 		rel, sport = ms.rel, ms.sport
 	default:
-		rel = m.released[ev.Arg].pop()
+		m.released[ev.Arg].pop(&rel)
 	}
 	src, err := m.fab.Node(rel.src)
 	if err == nil {
