@@ -118,8 +118,15 @@ type flowHot struct {
 	hops  int32
 	state uint8
 	// alone: every link of its path was idle when it started (or moved) and nothing joined
-	// since; addFresh then takes its rate from flowCold. Meaningful until its first recompute.
+	// since; addFresh then takes its rate from Network.fresh. While it is set, the flow is counted
+	// in its lone bottleneck's bnCnt (flowCold.loneBn, when ≥ 0) though bn is still -1: join
+	// counts it there while that link's record is in the cache, and apply, which sets bn, or
+	// the join that clears the mark, settles it. Cleared by apply.
 	alone bool
+	// room is the capacity of the arena chunk at off (a chunk of more than 65,535 links counts
+	// as 65,535: only paths that fit that reuse it). Kept here, not with the cold fields,
+	// because Start reads it: a load there would miss on every flow.
+	room uint16
 }
 
 // flow is what re-rating and sending a flow read besides flowHot: 48 bytes.
@@ -132,15 +139,25 @@ type flow struct {
 	timer engine.Timer // the "sent" event while transmitting, then the "arrived" event
 }
 
-// flowCold is the rest of a slot of the flow table, read off the hot path.
+// flowCold is the rest of a slot of the flow table, read off the hot path: the flow's start
+// only writes it.
 type flowCold struct {
 	start engine.Time
 	segAt engine.Time // TrackBottlenecks: start of the current bottleneck segment
-	room  int32       // capacity of the arena chunk at hot.off
-	// The rate and bottleneck of a flow alone on its path (flowHot.alone): the smallest
-	// capacity of the path and the link of the lowest id among equals.
-	loneRate float64
-	loneBn   int32
+	// The bottleneck of a flow alone on its path (flowHot.alone): the link of the smallest
+	// capacity, the lowest id among equals. Read only when another flow joins its path
+	// before its first rate.
+	loneBn int32
+}
+
+// freshFlow is a flow of Network.fresh with what join found: when the flow is alone on its
+// path, the rate and bottleneck it has there. addFresh reads them from this list, which it
+// walks in order, rather than from the flow's slot, which the instant's other starts have
+// pushed out of the cache by then.
+type freshFlow struct {
+	rate float64
+	id   int32
+	bn   int32
 }
 
 // entry is one flow on a link: the flow and the position of the link in the arena (the flow's
@@ -209,9 +226,9 @@ type Network struct {
 
 	links []linkState // per directed link
 
-	dirty   []int32 // links whose flow set changed since the last recompute
-	fresh   []int32 // flows started since the last recompute, not rated yet
-	pending bool    // a recompute event is queued
+	dirty   []int32     // links whose flow set changed since the last recompute
+	fresh   []freshFlow // flows started since the last recompute, not rated yet
+	pending bool        // a recompute event is queued
 
 	epoch  uint32
 	region []int32 // flows of the region
@@ -325,13 +342,8 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	}
 	f, fh, fc := &n.flows[id], &n.hot[id], &n.cold[id]
 	h := int32(len(path))
-	if h > fc.room {
-		room := max(h, 8)
-		fh.off, fc.room = int32(len(n.arena)), room
-		for range room {
-			n.arena = append(n.arena, 0)
-			n.apos = append(n.apos, 0)
-		}
+	if h > int32(fh.room) {
+		n.newChunk(fh, h)
 	}
 	now := n.s.Now()
 	f.rem, f.at, fc.start, fc.segAt = float64(n.opt.Transport.Wire(bytes))*8, now, now, now
@@ -340,7 +352,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	fh.rate, fh.hops, fh.bn, fh.state = 0, h, -1, stateActive
 	off := fh.off
 	copy(n.arena[off:off+h], path)
-	n.join(id, off, path)
+	s, bn := n.join(id, off, path)
 	n.active++
 	n.inflight++
 	n.stats.Started++
@@ -349,14 +361,25 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		f.timer = n.s.At(now, n.h, id, evSent)
 		return FlowID(id)
 	}
-	n.fresh = append(n.fresh, id)
+	n.fresh = append(n.fresh, freshFlow{rate: s, id: id, bn: bn})
 	n.wake()
 	return FlowID(id)
 }
 
+// newChunk gives flow fh a new arena chunk for a path of h links.
+func (n *Network) newChunk(fh *flowHot, h int32) {
+	room := max(h, 8)
+	fh.off, fh.room = int32(len(n.arena)), uint16(min(room, math.MaxUint16))
+	for range room {
+		n.arena = append(n.arena, 0)
+		n.apos = append(n.apos, 0)
+	}
+}
+
 // join puts flow id, whose path is at arena offset off, on the links of path, and notes whether
-// it is alone on all of them (flowHot.alone), with the rate and bottleneck it then has.
-func (n *Network) join(id, off int32, path []int32) {
+// it is alone on all of them (flowHot.alone). It returns the rate and bottleneck the flow has
+// if it is (for Network.fresh).
+func (n *Network) join(id, off int32, path []int32) (rate float64, bottleneck int32) {
 	alone, s, bn := true, math.Inf(1), int32(-1)
 	for k, l := range path {
 		lk := &n.links[l]
@@ -365,8 +388,14 @@ func (n *Network) join(id, off int32, path []int32) {
 			// An idle link: no flow is bottlenecked here, nothing to seed (the new flow is
 			// seeded anyway, as fresh).
 		case 1:
-			// The flow already here is no longer alone.
-			n.hot[lk.on[0].f].alone = false
+			// The flow already here is no longer alone; if it has not been rated yet, it
+			// no longer counts at its lone bottleneck either.
+			if o := lk.on[0].f; n.hot[o].alone {
+				n.hot[o].alone = false
+				if b := n.cold[o].loneBn; b >= 0 {
+					n.links[b].bnCnt--
+				}
+			}
 			fallthrough
 		default:
 			// Flows bottlenecked here may have to slow down.
@@ -384,9 +413,15 @@ func (n *Network) join(id, off int32, path []int32) {
 	}
 	n.hot[id].alone = alone
 	if alone {
-		fc := &n.cold[id]
-		fc.loneRate, fc.loneBn = s, bn
+		n.cold[id].loneBn = bn
+		if bn >= 0 {
+			// Counted now, while the link's record is in the cache: apply would count it
+			// after every other flow of the instant has started, a cache miss per flow
+			// in a synchronised step.
+			n.links[bn].bnCnt++
+		}
 	}
+	return s, bn
 }
 
 // checkPath panics unless every link of path is a directed link of the graph and none repeats;

@@ -53,8 +53,18 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 	// The "sent" timer is set again by the recompute, which sees the rate change from 0.
 	n.s.Cancel(fl.timer)
 	fl.timer = engine.Timer{}
+	// A flow without a bottleneck has not been rated since it started or last moved: it may be
+	// in Network.fresh already (only flows on links of infinite capacity keep -1 once rated).
+	unrated := fh.bn < 0
 	if fh.bn >= 0 {
 		n.links[fh.bn].bnCnt--
+	}
+	if fh.alone {
+		// Moved before its first rate: it leaves the count of its lone bottleneck (join).
+		fh.alone = false
+		if b := fc.loneBn; b >= 0 {
+			n.links[b].bnCnt--
+		}
 	}
 	fh.rate, fh.bn = 0, -1
 
@@ -74,13 +84,8 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 		n.markDirty(l)
 	}
 	h := int32(len(path))
-	if h > fc.room {
-		room := max(h, 8)
-		fh.off, fc.room = int32(len(n.arena)), room
-		for range room {
-			n.arena = append(n.arena, 0)
-			n.apos = append(n.apos, 0)
-		}
+	if h > int32(fh.room) {
+		n.newChunk(fh, h)
 	}
 	off = fh.off
 	copy(n.arena[off:off+h], path)
@@ -90,12 +95,28 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 		n.links[l].sent -= done
 		n.markDirty(l)
 	}
-	n.join(id, off, path)
+	s, bn := n.join(id, off, path)
 	fh.hops = h
 	fl.delay = delay
 	n.stats.Rerouted++
-	n.fresh = append(n.fresh, id)
+	if !unrated || !n.refresh(id, s, bn) {
+		n.fresh = append(n.fresh, freshFlow{rate: s, id: id, bn: bn})
+	}
 	n.wake()
+}
+
+// refresh gives flow id's entry in Network.fresh, if it has one, the rate and bottleneck of its
+// new path, and reports whether it had one. The entry keeps its place: the recompute adds the
+// flows to the region in the order they first started or moved, as it did when the entry was
+// appended again and the second one skipped.
+func (n *Network) refresh(id int32, rate float64, bn int32) bool {
+	for i := len(n.fresh) - 1; i >= 0; i-- {
+		if e := &n.fresh[i]; e.id == id {
+			e.rate, e.bn = rate, bn
+			return true
+		}
+	}
+	return false
 }
 
 // LinkFlowIDs appends to buf the flows transmitting on directed link l (in no particular order)

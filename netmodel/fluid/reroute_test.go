@@ -461,3 +461,44 @@ func fabricScenarioRoutes(t *testing.T, seed uint64, gpus, gps, nicsPerASW, psws
 	sc.name = fmt.Sprintf("%s with moves", sc.name)
 	return sc, reroute
 }
+
+// A flow moved in the instant it started, before its first rate, from one idle link to the
+// other: its first rate is the new link's, its bottleneck that link, and the count of flows
+// bottlenecked on the old link (which join took while the flow was alone there) is back to 0;
+// moved back in the same instant, the old link's again. A second flow that joins the first's
+// link before the recompute takes the first off that count too.
+func TestRerouteBeforeTheFirstRate(t *testing.T) {
+	s, n, _ := twoLinks(t)
+	f := n.Start([]int32{0}, 10*MB, 0, 0)
+	n.Reroute(f, []int32{2}, 0)
+	s.RunUntil(0)
+	if n.Rate(f) != G200 || n.Bottleneck(f) != 2 {
+		t.Errorf("moved once: rate %v bottleneck %d, want 200e9 on link 2", n.Rate(f), n.Bottleneck(f))
+	}
+	if err := n.Check(); err != nil {
+		t.Error(err)
+	}
+
+	s, n, _ = twoLinks(t)
+	f = n.Start([]int32{0}, 10*MB, 0, 0)
+	n.Reroute(f, []int32{2}, 0)
+	n.Reroute(f, []int32{0}, 0)
+	s.RunUntil(0)
+	if n.Rate(f) != G100 || n.Bottleneck(f) != 0 {
+		t.Errorf("moved twice: rate %v bottleneck %d, want 100e9 on link 0", n.Rate(f), n.Bottleneck(f))
+	}
+	if err := n.Check(); err != nil {
+		t.Error(err)
+	}
+
+	s, n, _ = twoLinks(t)
+	f = n.Start([]int32{2}, 10*MB, 0, 0)
+	g := n.Start([]int32{2}, 10*MB, 0, 1)
+	s.RunUntil(0)
+	if n.Rate(f) != G100 || n.Rate(g) != G100 {
+		t.Errorf("two on one link: rates %v and %v, want 100e9 each", n.Rate(f), n.Rate(g))
+	}
+	if err := n.Check(); err != nil {
+		t.Error(err)
+	}
+}

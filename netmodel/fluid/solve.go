@@ -18,8 +18,8 @@ func (n *Network) recompute() {
 	n.solved = 0
 	n.rl = n.rl[:0]
 	n.lone, n.loneLinks = 0, 0
-	for _, id := range n.fresh {
-		n.addFresh(id)
+	for _, e := range n.fresh {
+		n.addFresh(e)
 	}
 	n.fresh = n.fresh[:0]
 	for _, l := range n.dirty {
@@ -106,7 +106,8 @@ func (n *Network) addSeed(l int32) {
 // with no outside flow to leave less than the capacity), and no other flow can move because of
 // it. It is fixed here and keeps its place in the region, which apply follows; its links stay
 // out of the solver's records. In a synchronised collective step most new flows are such.
-func (n *Network) addFresh(id int32) {
+func (n *Network) addFresh(e freshFlow) {
+	id := e.id
 	f := &n.hot[id]
 	if f.mark == n.epoch {
 		return
@@ -117,8 +118,7 @@ func (n *Network) addFresh(id int32) {
 	}
 	// Alone since it started (join), so alone now: a flow that joins one of its links clears
 	// the mark, and no other flow leaves them.
-	fc := &n.cold[id]
-	s, bn := fc.loneRate, fc.loneBn
+	s, bn := e.rate, e.bn
 	f.mark = n.epoch
 	f.ridx = int32(len(n.region))
 	n.region = append(n.region, id)
@@ -481,7 +481,12 @@ func (n *Network) apply() {
 		if track && (nr != fh.rate || bn != fh.bn) {
 			n.closeSegment(id, now)
 		}
-		if bn != fh.bn {
+		if n.rLone[k] {
+			// Fixed alone (addFresh): join counted it at its bottleneck already, and it
+			// had none before (a new or moved flow).
+			fh.alone = false
+			fh.bn = bn
+		} else if bn != fh.bn {
 			if fh.bn >= 0 {
 				n.links[fh.bn].bnCnt--
 			}
