@@ -119,17 +119,20 @@ type flowHot struct {
 	state uint8
 	// alone: every link of its path was idle when it started (or moved) and nothing joined
 	// since; addFresh then takes its rate from Network.fresh. While it is set, the flow is counted
-	// in its lone bottleneck's bnCnt (flowCold.loneBn, when ≥ 0) though bn is still -1: join
+	// in its lone bottleneck's bnCnt (flow.loneBn, when ≥ 0) though bn is still -1: join
 	// counts it there while that link's record is in the cache, and apply, which sets bn, or
 	// the join that clears the mark, settles it. Cleared by apply.
 	alone bool
 	// room is the capacity of the arena chunk at off (a chunk of more than 65,535 links counts
-	// as 65,535: only paths that fit that reuse it). Kept here, not with the cold fields,
-	// because Start reads it: a load there would miss on every flow.
+	// as 65,535: only paths that fit that reuse it). Kept here because Start reads it: in
+	// a record Start only writes it would cost a load that misses on every flow.
 	room uint16
 }
 
-// flow is what re-rating and sending a flow read besides flowHot: 48 bytes.
+// flow is the rest of a flow besides flowHot, what re-rating and sending it read first: one
+// 64-byte cache line (the table's backing array is page-aligned once it outgrows 32 KiB). A
+// 48-byte record with the start in a third table straddled two lines for every other slot, and
+// made Start write three records.
 type flow struct {
 	rem   float64     // bits left to send at time at
 	at    engine.Time // when rem was last brought up to date
@@ -137,16 +140,10 @@ type flow struct {
 	tag   int64
 	delay engine.Time
 	timer engine.Timer // the "sent" event while transmitting, then the "arrived" event
-}
-
-// flowCold is the rest of a slot of the flow table, read off the hot path: the flow's start
-// only writes it.
-type flowCold struct {
 	start engine.Time
-	segAt engine.Time // TrackBottlenecks: start of the current bottleneck segment
 	// The bottleneck of a flow alone on its path (flowHot.alone): the link of the smallest
 	// capacity, the lowest id among equals. Read only when another flow joins its path
-	// before its first rate.
+	// before its first rate, or when it moves.
 	loneBn int32
 }
 
@@ -217,12 +214,12 @@ type Network struct {
 	h    engine.HandlerID
 	opt  Options
 
-	hot   []flowHot  // per flow slot
-	flows []flow     // per flow slot
-	cold  []flowCold // per flow slot
-	free  []int32    // free flow slots (a stack)
-	arena []int32    // paths: directed link ids
-	apos  []int32    // parallel to arena: the flow's position in that link's list
+	hot   []flowHot     // per flow slot
+	flows []flow        // per flow slot
+	segAt []engine.Time // per flow slot with TrackBottlenecks (else nil): start of its current bottleneck segment
+	free  []int32       // free flow slots (a stack)
+	arena []int32       // paths: directed link ids
+	apos  []int32       // parallel to arena: the flow's position in that link's list
 
 	links []linkState // per directed link
 
@@ -338,15 +335,20 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		id = int32(len(n.flows))
 		n.flows = append(n.flows, flow{})
 		n.hot = append(n.hot, flowHot{bn: -1})
-		n.cold = append(n.cold, flowCold{})
+		if n.opt.TrackBottlenecks {
+			n.segAt = append(n.segAt, 0)
+		}
 	}
-	f, fh, fc := &n.flows[id], &n.hot[id], &n.cold[id]
+	f, fh := &n.flows[id], &n.hot[id]
 	h := int32(len(path))
 	if h > int32(fh.room) {
 		n.newChunk(fh, h)
 	}
 	now := n.s.Now()
-	f.rem, f.at, fc.start, fc.segAt = float64(n.opt.Transport.Wire(bytes))*8, now, now, now
+	f.rem, f.at, f.start = float64(n.opt.Transport.Wire(bytes))*8, now, now
+	if n.opt.TrackBottlenecks {
+		n.segAt[id] = now
+	}
 	f.bytes, f.tag, f.delay = bytes, tag, delay
 	f.timer = engine.Timer{}
 	fh.rate, fh.hops, fh.bn, fh.state = 0, h, -1, stateActive
@@ -392,7 +394,7 @@ func (n *Network) join(id, off int32, path []int32) (rate float64, bottleneck in
 			// no longer counts at its lone bottleneck either.
 			if o := lk.on[0].f; n.hot[o].alone {
 				n.hot[o].alone = false
-				if b := n.cold[o].loneBn; b >= 0 {
+				if b := n.flows[o].loneBn; b >= 0 {
 					n.links[b].bnCnt--
 				}
 			}
@@ -413,7 +415,7 @@ func (n *Network) join(id, off int32, path []int32) (rate float64, bottleneck in
 	}
 	n.hot[id].alone = alone
 	if alone {
-		n.cold[id].loneBn = bn
+		n.flows[id].loneBn = bn
 		if bn >= 0 {
 			// Counted now, while the link's record is in the cache: apply would count it
 			// after every other flow of the instant has started, a cache miss per flow
@@ -542,15 +544,15 @@ func (n *Network) arrive(id int32, at engine.Time) {
 
 // closeSegment ends flow id's current bottleneck segment at now (TrackBottlenecks).
 func (n *Network) closeSegment(id int32, now engine.Time) {
-	fc, fh := &n.cold[id], &n.hot[id]
-	if fh.bn >= 0 && now > fc.segAt {
-		bits := float64(fh.rate*float64(now-fc.segAt)) / 1e12
+	fh, at := &n.hot[id], &n.segAt[id]
+	if fh.bn >= 0 && now > *at {
+		bits := float64(fh.rate*float64(now-*at)) / 1e12
 		n.links[fh.bn].bnBits += bits
 		if n.bobs != nil {
 			n.bobs.FlowBottleneck(FlowID(id), fh.bn, bits/8, now)
 		}
 	}
-	fc.segAt = now
+	*at = now
 }
 
 // sendDelay is the time to send rem bits at rate bits/s, rounded up to whole picoseconds, or
@@ -591,7 +593,7 @@ func (n *Network) Path(f FlowID) []int32 {
 func (n *Network) Bytes(f FlowID) int64 { return n.flows[f].bytes }
 
 // StartTime is when flow f was started.
-func (n *Network) StartTime(f FlowID) engine.Time { return n.cold[f].start }
+func (n *Network) StartTime(f FlowID) engine.Time { return n.flows[f].start }
 
 // Remaining is the number of bytes of flow f not yet sent, now (fractional; 0 once sent; with
 // Options.Transport, bytes on the wire: headers included).
@@ -611,7 +613,9 @@ func (n *Network) Reserve(flows int) {
 	if more := flows - len(n.free); more > 0 {
 		n.flows = slices.Grow(n.flows, more)
 		n.hot = slices.Grow(n.hot, more)
-		n.cold = slices.Grow(n.cold, more)
+		if n.opt.TrackBottlenecks {
+			n.segAt = slices.Grow(n.segAt, more)
+		}
 		n.arena = slices.Grow(n.arena, 8*more)
 		n.apos = slices.Grow(n.apos, 8*more)
 	}

@@ -40,7 +40,7 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 	}
 	n.checkPath("Reroute", path)
 	now := n.s.Now()
-	fl, fc := &n.flows[id], &n.cold[id]
+	fl := &n.flows[id]
 	if n.opt.TrackBottlenecks {
 		n.closeSegment(id, now)
 	}
@@ -62,7 +62,7 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 	if fh.alone {
 		// Moved before its first rate: it leaves the count of its lone bottleneck (join).
 		fh.alone = false
-		if b := fc.loneBn; b >= 0 {
+		if b := fl.loneBn; b >= 0 {
 			n.links[b].bnCnt--
 		}
 	}
