@@ -94,12 +94,23 @@ type Stats struct {
 // SizeClasses is the number of entries of Stats.RecomputesByLinks.
 const SizeClasses = 12
 
-// Event kinds, in Event.Arg.
+// Event kinds, in the low two bits of Event.Arg.
 const (
 	evSent int64 = iota
 	evArrive
 	evRecompute
 )
+
+// sentArg is the Event.Arg of a "sent" timer of a flow whose path is arena[off : off+hops]:
+// the kind, the hops in the next 31 bits and off above them. sent reads the path from the
+// event, so the loads of the path and its links are issued with those of the flow's records
+// instead of waiting for them: the flow's first touch of each in the run's working set is a
+// cache miss, and a chain of three (record, path, link) cost more than the records and the
+// links side by side. A reroute, the only change of a path, cancels the timer; the recompute
+// makes a new one.
+func sentArg(off, hops int32) int64 {
+	return int64(uint64(uint32(off))<<33 | uint64(uint32(hops))<<2 | uint64(evSent))
+}
 
 // Flow states.
 const (
@@ -263,9 +274,10 @@ type handler struct{ n *Network }
 func (h handler) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 	n := h.n
 	n.stats.Events++
-	switch ev.Arg {
+	switch ev.Arg & 3 {
 	case evSent:
-		n.sent(ev.Target)
+		a := uint64(ev.Arg)
+		n.sent(ev.Target, int32(a>>33), int32(a>>2)&math.MaxInt32)
 	case evArrive:
 		n.arrive(ev.Target, ev.At)
 	case evRecompute:
@@ -360,7 +372,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	n.stats.Started++
 	if h == 0 {
 		// Nothing limits it: sent at once (after the events already queued for now).
-		f.timer = n.s.At(now, n.h, id, evSent)
+		f.timer = n.s.At(now, n.h, id, sentArg(off, 0))
 		return FlowID(id)
 	}
 	n.fresh = append(n.fresh, freshFlow{rate: s, id: id, bn: bn})
@@ -459,9 +471,21 @@ func (n *Network) wake() {
 	}
 }
 
-// sent handles the "sent" timer of flow id: the flow leaves every link of its path.
-func (n *Network) sent(id int32) {
+// sent handles the "sent" timer of flow id, whose path is arena[off : off+hops] (sentArg):
+// the flow leaves every link of its path.
+func (n *Network) sent(id, off, hops int32) {
+	tailed := n.opt.Transport.Payload > 0 && hops > 1
+	if tailed {
+		// Read before the flow's records, on purpose (sentArg).
+		n.rates = n.rates[:0]
+		for _, l := range n.arena[off : off+hops] {
+			n.rates = append(n.rates, n.links[l].capa)
+		}
+	}
 	f, fh := &n.flows[id], &n.hot[id]
+	if checkInvariants && (off != fh.off || hops != fh.hops) {
+		panic("fluid: a sent event names another path than its flow's")
+	}
 	now := n.s.Now()
 	if n.opt.TrackBottlenecks {
 		n.closeSegment(id, now)
@@ -471,11 +495,7 @@ func (n *Network) sent(id int32) {
 		n.links[fh.bn].bnCnt--
 	}
 	done := now + f.delay
-	if n.opt.Transport.Payload > 0 && fh.hops > 1 {
-		n.rates = n.rates[:0]
-		for _, l := range n.arena[fh.off : fh.off+fh.hops] {
-			n.rates = append(n.rates, n.links[l].capa)
-		}
+	if tailed {
 		done += n.tail(f.bytes, fh.rate)
 	}
 	if f.bytes != n.wireOf {
@@ -483,8 +503,7 @@ func (n *Network) sent(id int32) {
 	}
 	wire := n.wire
 	fh.rate, fh.bn, fh.state = 0, -1, stateSent
-	off := fh.off
-	for k := range fh.hops {
+	for k := range hops {
 		l := n.arena[off+k]
 		p := n.apos[off+k]
 		list := n.links[l].on
@@ -501,7 +520,7 @@ func (n *Network) sent(id int32) {
 			n.markDirty(l)
 		}
 	}
-	if fh.hops > 0 {
+	if hops > 0 {
 		n.wake()
 	}
 	n.active--

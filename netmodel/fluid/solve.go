@@ -515,14 +515,14 @@ func (n *Network) apply() {
 			// The flow's first rate: flows of one size started together on idle paths
 			// take the same time to send, a few distinct delays that the scheduler's
 			// delay lines handle without its heap.
-			f.timer = n.s.AfterFixedTimer(d, n.h, id, evSent)
+			f.timer = n.s.AfterFixedTimer(d, n.h, id, sentArg(fh.off, fh.hops))
 		case n.s.Reschedule(f.timer, now+d):
 		default:
 			// On a delay line, which cannot move it: a new event, ordered as the
 			// moved one would be. The rates that change after the first take any
 			// value and go to the heap.
 			n.s.Cancel(f.timer)
-			f.timer = n.s.At(now+d, n.h, id, evSent)
+			f.timer = n.s.At(now+d, n.h, id, sentArg(fh.off, fh.hops))
 		}
 	}
 }
