@@ -3,6 +3,7 @@ package netmodel
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // TestPairTableAgainstMap drives the pair table and a map with the same random pairs: a rank
@@ -37,5 +38,13 @@ func TestPairTableAgainstMap(t *testing.T) {
 		if n != len(ref) {
 			t.Fatalf("peers %d: table holds %d pairs, want %d", peers, n, len(ref))
 		}
+	}
+}
+
+// TestPairFirstIsOneLine keeps a source's flat slot, which every flow of a collective reads,
+// within one 64-byte cache line (pairState.short).
+func TestPairFirstIsOneLine(t *testing.T) {
+	if got := unsafe.Sizeof(pairFirst[pairState]{}); got > 64 {
+		t.Errorf("pairFirst[pairState] is %d bytes, more than 64", got)
 	}
 }

@@ -208,17 +208,26 @@ func (m *Simulator) StartRaw(flows []RawFlow) {
 }
 
 type pairState struct {
-	qps    uint32 // flows started between the pair: the next QP's index
-	off, n int32  // the path in pathArena; n < 0: several equal-cost paths, route every flow
-	delay  engine.Time
-	known  bool // the path count has been looked up
-	// The route of the pair's ACKs (from dst back to src), likewise, and when it is cached,
-	// its time (ackTime: its propagation and an ACK's serialisation on every hop) once known
-	// (ackTime ≥ 0).
-	ackKnown     bool
+	qps uint32 // flows started between the pair: the next QP's index
+	// The path: in short when it has at most shortPath links, else in pathArena at off; n < 0:
+	// several equal-cost paths, route every flow.
+	off, n int32
+	// The route of the pair's ACKs (from dst back to src), likewise (always in pathArena), and
+	// when it is cached, its time (ackTime: its propagation and an ACK's serialisation on
+	// every hop) once known (ackTime ≥ 0).
 	ackOff, ackN int32
+	known        bool // the path count has been looked up
+	ackKnown     bool
+	delay        engine.Time
 	ackTime      engine.Time
+	short        [shortPath]int32
 }
+
+// shortPath is the longest path a pair keeps in its own record: a flow between servers of one
+// rail, or through one spine, finds its path with the pair (one cache miss, the pair table's
+// flat slot is 64 bytes), where a path in pathArena was a second miss, after the pair's and
+// before the links'.
+const shortPath = 4
 
 // releasedFlow is what starting a released flow needs, 24 bytes: the DAG describes the rest.
 type releasedFlow struct {
@@ -861,6 +870,11 @@ func (m *Simulator) ackRoute(ps *pairState, src, dst int32, sport, dport uint16)
 // places after the one with source port first, route.Router.RouteQP).
 func (m *Simulator) route(ps *pairState, src, dst int32, sport, dport, first uint16, shift int) ([]int32, engine.Time, error) {
 	if ps.known && ps.n >= 0 {
+		if ps.n <= shortPath {
+			// Copied: the pointer ps is valid only until the next lookup of the table.
+			m.pathBuf = append(m.pathBuf[:0], ps.short[:ps.n]...)
+			return m.pathBuf, ps.delay, nil
+		}
 		return m.pathArena[ps.off : ps.off+ps.n], ps.delay, nil
 	}
 	var path []int32
@@ -878,8 +892,13 @@ func (m *Simulator) route(ps *pairState, src, dst int32, sport, dport, first uin
 	if !ps.known {
 		ps.known, ps.n = true, -1
 		if one, err := m.fab.Router.SinglePath(src, dst); err == nil && one {
-			ps.off, ps.n, ps.delay = int32(len(m.pathArena)), int32(len(path)), delay
-			m.pathArena = append(m.pathArena, path...)
+			ps.n, ps.delay = int32(len(path)), delay
+			if len(path) <= shortPath {
+				copy(ps.short[:], path)
+			} else {
+				ps.off = int32(len(m.pathArena))
+				m.pathArena = append(m.pathArena, path...)
+			}
 		}
 	}
 	return path, delay, nil
