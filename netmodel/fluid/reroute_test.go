@@ -468,31 +468,31 @@ func fabricScenarioRoutes(t *testing.T, seed uint64, gpus, gps, nicsPerASW, psws
 // moved back in the same instant, the old link's again. A second flow that joins the first's
 // link before the recompute takes the first off that count too.
 func TestRerouteBeforeTheFirstRate(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		moves [][]int32
+		rate  float64
+		bn    int32
+	}{
+		{"moved once", [][]int32{{2}}, G200, 2},
+		{"moved twice", [][]int32{{2}, {0}}, G100, 0},
+	} {
+		s, n, _ := twoLinks(t)
+		f := n.Start([]int32{0}, 10*MB, 0, 0)
+		for _, p := range tc.moves {
+			n.Reroute(f, p, 0)
+		}
+		s.RunUntil(0)
+		if n.Rate(f) != tc.rate || n.Bottleneck(f) != tc.bn {
+			t.Errorf("%s: rate %v bottleneck %d, want %v on link %d", tc.name, n.Rate(f), n.Bottleneck(f), tc.rate, tc.bn)
+		}
+		if err := n.Check(); err != nil {
+			t.Error(err)
+		}
+	}
+
 	s, n, _ := twoLinks(t)
-	f := n.Start([]int32{0}, 10*MB, 0, 0)
-	n.Reroute(f, []int32{2}, 0)
-	s.RunUntil(0)
-	if n.Rate(f) != G200 || n.Bottleneck(f) != 2 {
-		t.Errorf("moved once: rate %v bottleneck %d, want 200e9 on link 2", n.Rate(f), n.Bottleneck(f))
-	}
-	if err := n.Check(); err != nil {
-		t.Error(err)
-	}
-
-	s, n, _ = twoLinks(t)
-	f = n.Start([]int32{0}, 10*MB, 0, 0)
-	n.Reroute(f, []int32{2}, 0)
-	n.Reroute(f, []int32{0}, 0)
-	s.RunUntil(0)
-	if n.Rate(f) != G100 || n.Bottleneck(f) != 0 {
-		t.Errorf("moved twice: rate %v bottleneck %d, want 100e9 on link 0", n.Rate(f), n.Bottleneck(f))
-	}
-	if err := n.Check(); err != nil {
-		t.Error(err)
-	}
-
-	s, n, _ = twoLinks(t)
-	f = n.Start([]int32{2}, 10*MB, 0, 0)
+	f := n.Start([]int32{2}, 10*MB, 0, 0)
 	g := n.Start([]int32{2}, 10*MB, 0, 1)
 	s.RunUntil(0)
 	if n.Rate(f) != G100 || n.Rate(g) != G100 {
