@@ -95,13 +95,14 @@ func (p *progress) tick(st sim.Status) {
 // left is the time left as the report prints it: "?" when nothing measures it.
 func (p *progress) left(now time.Time, st sim.Status) string {
 	if d, ok := p.eta.Left(now, st); ok {
-		return d.String()
+		return roundElapsed(d).String()
 	}
 	return "?"
 }
 
-// roundElapsed rounds the wall time so far for the report: tenths of a second in the first
-// minute, then seconds.
+// roundElapsed rounds a wall time for the report (the time so far and the time left): tenths
+// of a second under a minute, then seconds. Whole seconds alone would print a run with a
+// quarter of a second to go as 0s or 1s.
 func roundElapsed(d time.Duration) time.Duration {
 	if d < time.Minute {
 		return d.Round(100 * time.Millisecond)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"simd/engine"
 	"simd/workloads/sim"
@@ -41,5 +42,28 @@ func TestProgressEveryNegative(t *testing.T) {
 	dir := t.TempDir()
 	if code, _, errOut := runCLI(t, dir, "-progress-every", "-1s", "-o", "neg"); code != exitBadInput || !strings.Contains(errOut, "-progress-every -1s: expected a positive duration") {
 		t.Errorf("-progress-every -1s: exit %d: %s", code, errOut)
+	}
+}
+
+// The time left is printed to a tenth of a second under a minute: a run with a quarter of a
+// second to go says so, not 0s or 1s; past a minute, whole seconds.
+func TestProgressLeftRounding(t *testing.T) {
+	p := newProgress(&bytes.Buffer{}, false, 0, "steps")
+	t0 := p.began
+	for _, c := range []struct {
+		name       string
+		at         time.Duration // when asked, after the run began
+		done, todo int           // plan steps
+		want       string
+	}{
+		{"a quarter of a second", time.Second, 4, 1, "300ms"},
+		{"under a minute", 10 * time.Second, 3, 5, "16.7s"},
+		{"past a minute", 100 * time.Second, 3, 5, "2m47s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := p.left(t0.Add(c.at), sim.Status{Done: c.done, Total: c.done + c.todo}); got != c.want {
+				t.Errorf("%d of %d steps after %v: %s left, want %s", c.done, c.done+c.todo, c.at, got, c.want)
+			}
+		})
 	}
 }

@@ -77,7 +77,8 @@ func (e *ETA) Look(now time.Time, st Status) {
 func (e *ETA) Left(now time.Time, st Status) (left time.Duration, ok bool) {
 	elapsed := now.Sub(e.began)
 	scale := func(done, todo float64) (time.Duration, bool) {
-		return time.Duration(float64(elapsed) * todo / done).Round(time.Second), true
+		// Milliseconds: below them the ratio's rounding noise; the report rounds further.
+		return time.Duration(float64(elapsed) * todo / done).Round(time.Millisecond), true
 	}
 	flowsDone, flows, steps, planSteps := st.FlowsDone, st.Flows, st.Done, st.Total
 	switch at := st.Now; {
