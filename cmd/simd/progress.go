@@ -83,7 +83,7 @@ func (p *progress) tick(st sim.Status) {
 		work += fmt.Sprintf(", %s/%s flows", countString(int64(st.FlowsDone)), countString(st.Flows))
 	}
 	line := fmt.Sprintf("simd: %s in, simulated %.3f ms, %s, %.2f M events/s, about %s left",
-		roundElapsed(elapsed), float64(st.Now)/1e9, work, rate/1e6, p.left(now, st))
+		roundWallTime(elapsed), float64(st.Now)/1e9, work, rate/1e6, p.left(now, st))
 	if p.tty {
 		fmt.Fprintf(p.w, "\r%-120s", line)
 	} else {
@@ -95,15 +95,15 @@ func (p *progress) tick(st sim.Status) {
 // left is the time left as the report prints it: "?" when nothing measures it.
 func (p *progress) left(now time.Time, st sim.Status) string {
 	if d, ok := p.eta.Left(now, st); ok {
-		return roundElapsed(d).String()
+		return roundWallTime(d).String()
 	}
 	return "?"
 }
 
-// roundElapsed rounds a wall time for the report (the time so far and the time left): tenths
+// roundWallTime rounds a wall time for the report (the time so far and the time left): tenths
 // of a second under a minute, then seconds. Whole seconds alone would print a run with a
 // quarter of a second to go as 0s or 1s.
-func roundElapsed(d time.Duration) time.Duration {
+func roundWallTime(d time.Duration) time.Duration {
 	if d < time.Minute {
 		return d.Round(100 * time.Millisecond)
 	}
