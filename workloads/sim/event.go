@@ -55,13 +55,16 @@ type Status struct {
 	// Done and Total are the work done and to do in the run's own unit: the plan steps of a
 	// workload's iteration, the flows of a flow file.
 	Done, Total int
-	// FlowsDone is the flows' worth of work done (a flow in flight counts as the share of its
-	// bytes sent) and Flows the flows of the whole run, 0 when unknown. Measuring FlowsDone
+	// FlowsDone is the flows' worth of work done (netmodel.Simulator.Progress: a flow counts a
+	// part when it starts, a part as its bytes are sent and the rest when it is done) and Flows
+	// the flows of the whole run, 0 when unknown. Measuring FlowsDone
 	// visits every flow slot, so a look measures it only when the last measurement is a hundred
 	// times its own cost in the past, and otherwise repeats it: it may lag the other fields by
 	// that much wall time (milliseconds for a million flows).
 	FlowsDone float64
-	Flows     int64
+	// FlowsAt is when FlowsDone was measured (zero: at the look).
+	FlowsAt time.Time
+	Flows   int64
 	// Started says the run has started flows.
 	Started bool
 }
@@ -221,8 +224,8 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 	flowsDone := newFlowsDone(sim.Progress)
 	status := func() Status {
 		done, total := runner.Progress()
-		return Status{Events: sched.Processed(), Now: sched.Now(), Done: done, Total: total,
-			FlowsDone: flowsDone.value(), Flows: est.Flows, Started: sim.Flows() > 0}
+		return flowsDone.status(Status{Events: sched.Processed(), Now: sched.Now(), Done: done, Total: total,
+			Flows: est.Flows, Started: sim.Flows() > 0})
 	}
 	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, status)
 	sched.Run()

@@ -57,7 +57,7 @@ func RunFlows(ctx context.Context, in FlowInputs, opt EventOptions, att Attachme
 	began := time.Now()
 	flowsDone := newFlowsDone(sim.Progress)
 	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, func() Status {
-		return Status{Events: sched.Processed(), Now: sched.Now(), Done: arrived, Total: len(raw), FlowsDone: flowsDone.value(), Started: true}
+		return flowsDone.status(Status{Events: sched.Processed(), Now: sched.Now(), Done: arrived, Total: len(raw), Started: true})
 	})
 	sched.Run()
 	stopped := g.finish()

@@ -159,7 +159,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt EventOptions, att Attachments)
 	began := time.Now()
 	flowsDone := newFlowsDone(sim.Progress)
 	status := func() Status {
-		st := Status{Events: sched.Processed(), Now: sched.Now(), FlowsDone: flowsDone.value(), Flows: flows, Started: sim.Flows() > 0}
+		st := flowsDone.status(Status{Events: sched.Processed(), Now: sched.Now(), Flows: flows, Started: sim.Flows() > 0})
 		for _, jr := range runs {
 			done, _ := jr.runner.Progress()
 			st.Done += jr.steps*(len(jr.runners)-1) + done

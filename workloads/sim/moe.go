@@ -186,7 +186,7 @@ func RunMoE(ctx context.Context, in MoEInputs, opt EventOptions, att Attachments
 	}
 	flowsDone := newFlowsDone(sim.Progress)
 	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, func() Status {
-		return Status{Events: sched.Processed(), Now: sched.Now(), FlowsDone: flowsDone.value(), Started: sim.Flows() > 0}
+		return flowsDone.status(Status{Events: sched.Processed(), Now: sched.Now(), Started: sim.Flows() > 0})
 	})
 	defer g.finish()
 layers:

@@ -113,8 +113,8 @@ func RunTrace(ctx context.Context, in TraceInputs, opt EventOptions, att Attachm
 		for _, r := range ex.Results() {
 			done += r.Nodes
 		}
-		return Status{Events: sched.Processed(), Now: sched.Now(), Done: done, Total: nodes,
-			FlowsDone: flowsDone.value(), Started: sim.Flows() > 0}
+		return flowsDone.status(Status{Events: sched.Processed(), Now: sched.Now(), Done: done, Total: nodes,
+			Started: sim.Flows() > 0})
 	}
 	ex.SetEnded(att.Ended) // the link sampler stops with the trace, not with the monitors
 	ex.Start()

@@ -91,6 +91,7 @@ type flowsDone struct {
 	progress func() float64
 	clock    func() time.Time // time.Now; tests set their own
 	val      float64
+	at       time.Time // when the last measurement began
 	measured bool
 	next     time.Time // no measurement before this
 }
@@ -99,13 +100,20 @@ func newFlowsDone(progress func() float64) *flowsDone {
 	return &flowsDone{progress: progress, clock: time.Now}
 }
 
-// value returns the flows' worth of work done, measured now or at the last measurement.
-func (f *flowsDone) value() float64 {
+// value returns the flows' worth of work done, measured now or at the last measurement, and
+// when that measurement was taken.
+func (f *flowsDone) value() (float64, time.Time) {
 	began := f.clock()
 	if f.measured && began.Before(f.next) {
-		return f.val
+		return f.val, f.at
 	}
-	f.val, f.measured = f.progress(), true
+	f.val, f.at, f.measured = f.progress(), began, true
 	f.next = began.Add(100 * f.clock().Sub(began))
-	return f.val
+	return f.val, f.at
+}
+
+// status sets st's FlowsDone and FlowsAt from a look now, and returns st.
+func (f *flowsDone) status(st Status) Status {
+	st.FlowsDone, st.FlowsAt = f.value()
+	return st
 }
