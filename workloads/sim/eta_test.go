@@ -8,11 +8,15 @@ import (
 )
 
 // The time left is the wall time since the first flow scaled by the work still to go: set-up
-// before the first flow does not count, and before it there is no estimate.
+// before the first flow does not count, and before it, and while the run is still in the
+// simulated instant of its first flows, there is no estimate.
 func TestETAFlows(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	e := NewETA(t0)
-	at := func(done float64) Status { return Status{Total: 1, FlowsDone: done, Flows: 110, Started: true} }
+	// The simulated time moves on with the work (µs for a flow's worth).
+	at := func(done float64) Status {
+		return Status{Total: 1, FlowsDone: done, Flows: 110, Started: true, Now: engine.Time(done) * engine.Microsecond}
+	}
 	if got, ok := e.Left(t0.Add(3*time.Second), Status{Total: 1, Flows: 110}); ok {
 		t.Errorf("before the first flow: %v left, want none", got)
 	}
@@ -20,6 +24,13 @@ func TestETAFlows(t *testing.T) {
 	e.Look(t0.Add(3*time.Second), at(10))
 	if !e.anchored {
 		t.Fatal("no anchor at the first look with flows")
+	}
+	// Still in the simulated instant of the first flows (an all-to-all starting them): the
+	// rate of its starts says nothing of the rest.
+	first := at(15)
+	first.Now = at(10).Now
+	if got, ok := e.Left(t0.Add(4*time.Second), first); ok {
+		t.Errorf("in the first flows' instant: %v left, want none yet", got)
 	}
 	// 5 s later 60 are done: 50 in 5 s, so the 50 to go take 5 s (not 6 s × 50/60).
 	if got, ok := e.Left(t0.Add(8*time.Second), at(60)); !ok || got != 5*time.Second {
@@ -72,7 +83,7 @@ func TestETARecentHalf(t *testing.T) {
 			e := NewETA(t0)
 			anchor := t0.Add(3 * time.Second) // set-up before the first flow
 			st := func(s float64) Status {
-				return Status{Total: 1, FlowsDone: c.rate(s), Flows: 300, Started: true}
+				return Status{Total: 1, FlowsDone: c.rate(s), Flows: 300, Started: true, Now: engine.Time(s*1e6) + 1}
 			}
 			for s := 0.0; s <= c.at; s += 0.25 {
 				e.Look(anchor.Add(time.Duration(s*float64(time.Second))), st(s))
@@ -96,7 +107,7 @@ func TestETAMeasuredBeforeTheLook(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	e := NewETA(t0)
 	at := func(done float64, measured time.Duration) Status {
-		return Status{Total: 1, FlowsDone: done, FlowsAt: t0.Add(measured), Flows: 110, Started: true}
+		return Status{Total: 1, FlowsDone: done, FlowsAt: t0.Add(measured), Flows: 110, Started: true, Now: engine.Time(done)}
 	}
 	e.Look(t0.Add(3*time.Second), at(10, 3*time.Second))
 	e.Look(t0.Add(8*time.Second), at(60, 8*time.Second))
