@@ -109,24 +109,24 @@ func (e *ETA) Left(now time.Time, st Status) (left time.Duration, ok bool) {
 		// anchor itself early on); the whole run's since the anchor if nothing was done since.
 		// The work done is the one measured at FlowsAt: the rate is up to then, and the time
 		// since then is part of the time left.
-		at := measuredAt(now, st)
+		measured := measuredAt(now, st)
 		since := func(d time.Duration, ok bool) (time.Duration, bool) {
-			return max(d-now.Sub(at), 0), ok
+			return max(d-now.Sub(measured), 0), ok
 		}
 		from := etaSample{e.anchorAt, e.anchorW}
-		half := e.anchorAt.Add(at.Sub(e.anchorAt) / 2)
+		half := e.anchorAt.Add(measured.Sub(e.anchorAt) / 2)
 		for _, s := range e.samples {
 			if s.at.After(half) {
 				break
 			}
 			from = s
 		}
-		if w := flowsDone - from.w; w > 0 && at.After(from.at) {
-			elapsed = at.Sub(from.at)
+		if w := flowsDone - from.w; w > 0 && measured.After(from.at) {
+			elapsed = measured.Sub(from.at)
 			return since(scale(w, float64(flows)-flowsDone))
 		}
-		if w := flowsDone - e.anchorW; w > 0 && at.After(e.anchorAt) {
-			elapsed = at.Sub(e.anchorAt)
+		if w := flowsDone - e.anchorW; w > 0 && measured.After(e.anchorAt) {
+			elapsed = measured.Sub(e.anchorAt)
 			return since(scale(w, float64(flows)-flowsDone))
 		}
 	case flows > 0:
