@@ -20,7 +20,7 @@ import (
 // average lags it. While the run is still in the simulated instant of its first flows there is
 // no estimate: an all-to-all starts all its flows in one instant, each dearer than the one
 // before as its ports' lists grow, and the rate of those starts tells nothing of its sending and
-// ends (over 1,024 GPUs the estimates of that phase ranged from 0.36 to 1.8 of the truth over a
+// ends (over 1,024 GPUs the estimates of that phase ranged from 0.36 to 2.0 of the truth over a
 // few runs; the first one after it was 1.76 of it with ideal sharing, 1.03 under DCQCN).
 // Without a flow count the yardstick is the simulated time still to go to Expect, else the plan
 // steps, scaled by the wall time so far. bench/run records, for every scenario, the estimate
