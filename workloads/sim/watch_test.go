@@ -25,9 +25,9 @@ func TestFlowsDoneMeasuresAtBoundedCost(t *testing.T) {
 		measured time.Duration // when the value was measured, after t0
 		measures int
 	}{
-		{0, 1, 0, 1},               // the first look measures
-		{50 * ms, 1, 0, 1},         // within 100 × 2 ms of the last start: repeated
-		{199 * ms, 1, 0, 1},        //
+		{0, 1, 0, 1},       // the first look measures
+		{50 * ms, 1, 0, 1}, // within 100 × 2 ms of the last start: repeated
+		{199 * ms, 1, 0, 1},
 		{200 * ms, 2, 200 * ms, 2}, // 100 × 2 ms after it began: measured again
 		{250 * ms, 2, 200 * ms, 2},
 		{400 * ms, 3, 400 * ms, 3},
