@@ -289,3 +289,35 @@ func TestLastACKWaitsForTheReceiversNewFlows(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardedGridLagsAShortPacket: where every flow a switch port forwards from a round robin
+// is a single short packet, the port sends each a propagation delay and that packet's own time
+// after the NIC port began it: nothing full is ahead of them. The star of
+// TestForwardedGridLagsAFullPacket, host 0 now sending 30 flows of 8,192 bytes in turn: 8,244
+// bytes on the wire, p = 8,244/9,052 of the 181 ns a full packet takes (164.84 ns); the switch
+// port to host 1 sends host 0's i-th from 1,000 + (i+1)·p. X's ACK reaches that port at X's
+// start + 3,543 ns; X is started so that this falls a quarter into host 0's k-th packet there,
+// which it waits out (3p/4), and X's ACK is back at host 1 a link's microsecond later. Lagging a
+// full packet's 181 ns instead would put the ACK 25 ns into a packet and 16 ns later back.
+func TestForwardedGridLagsAShortPacket(t *testing.T) {
+	cfg := repoConfig()
+	cfg.Transport = fluid.Transport{Payload: 9000, Header: 52, Ack: 0, NanosecondClock: true, AtAck: true}
+	cfg.Turns = true
+	cfg.AckWait = AckWaitMean
+	g := star(t, 3, G400, engine.Microsecond)
+	p := 8244 * 181 / 9052.0 // ns
+	for _, k := range []int{20, 26} {
+		at := 1000 + p*float64(k+1) + p/4 // ns: X's ACK at the switch port to host 1
+		start := engine.Time(math.Round((at - 3543) * 1e3))
+		s, n, rec, _ := setup(t, g, cfg)
+		for i := range 30 {
+			n.Start([]int32{0, 3}, []int32{2, 1}, 8192, int64(i))
+		}
+		s.AtFunc(start, func() { n.Start([]int32{2, 5}, []int32{4, 3}, 2*9000, 100) })
+		s.Run()
+		want := at + 3*p/4 + 1000 - float64(start)/1e3
+		if got := float64(rec.arrived[100]-start) / 1e3; math.Abs(got-want) > 1 {
+			t.Errorf("ACK in host 0's packet %d: X done %.1f ns after its start, want %.1f", k, got, want)
+		}
+	}
+}
