@@ -533,9 +533,9 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 	return id
 }
 
-// reserve returns s with room for n more elements. Unlike slices.Grow it leaves the new room
-// as the allocator gives it: slices.Grow clears it, which for a million sends touches every page
-// of it at once, before the sends do.
+// reserve returns s with room for n more elements. slices.Grow writes zeros over the room it
+// adds even where the allocator's memory is fresh and already zero, which for a million sends
+// touches every page at once, before the sends do; make leaves fresh memory untouched.
 func reserve[T any](s []T, n int) []T {
 	if n <= cap(s)-len(s) {
 		return s

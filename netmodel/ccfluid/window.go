@@ -502,8 +502,9 @@ func (n *Network) forwardLag(l int32) engine.Time {
 }
 
 // forwardsUntil reports whether link l, a switch port after the first link of its flows, is
-// still sending at t although every flow's last byte has reached it: a switch sends a packet a
-// full packet's time after it began to arrive, so the last ones are still queued there for up to
+// still sending at t although every flow's last byte has reached it: a switch sends a packet its
+// forwarding lag after it began to arrive (forwardLag: a full packet's time, or a short one's
+// where all its flows are one short packet), so the last ones are still queued there for up to
 // that long (Config.Turns only, where forwardedWait follows that port's packets).
 func (n *Network) forwardsUntil(l int32, t engine.Time) bool {
 	return n.cfg.Turns && n.sendsUntil(l, t-n.forwardLag(l))
