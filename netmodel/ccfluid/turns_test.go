@@ -8,6 +8,7 @@ import (
 
 	"simd/engine"
 	"simd/netmodel/fluid"
+	"simd/topo/route"
 )
 
 // turnsRun starts flows of the given payload sizes from host 0 of a 400 Gb/s star to hosts
@@ -126,6 +127,19 @@ func TestTurnsMatchRoundRobin(t *testing.T) {
 	}
 }
 
+// forwardedStar is the network of the forwarded-grid tests: a star of 3 hosts on 400 Gb/s links
+// of 1 µs, packets of 9,000 bytes and 52 of headers on ns-3's whole-nanosecond clock (181 ns a
+// full one), flows done at their last ACK (of no size), ACKs waiting the mean of a packet where
+// no grid is known, and the NIC ports serving their flows in turn or not.
+func forwardedStar(t *testing.T, turns bool) (Config, *route.Graph) {
+	t.Helper()
+	cfg := repoConfig()
+	cfg.Transport = fluid.Transport{Payload: 9000, Header: 52, Ack: 0, NanosecondClock: true, AtAck: true}
+	cfg.Turns = turns
+	cfg.AckWait = AckWaitMean
+	return cfg, star(t, 3, G400, engine.Microsecond)
+}
+
 // TestLastACKWaitsOnForwardedTurns: the last ACK of a flow waits at a switch port that forwards
 // another host's round robin for the rest of the packet the port is sending, as ns-3's switch
 // queues it (ACK_HIGH_PRIO 0). On a 400 Gb/s star with 1 µs links and ACKs of no size, host 0
@@ -152,11 +166,7 @@ func TestLastACKWaitsOnForwardedTurns(t *testing.T) {
 		{true, 200 * engine.Nanosecond, 3896 + 1000 - 200},
 		{false, 0, 3543 + 90.5 + 1000},
 	} {
-		cfg := repoConfig()
-		cfg.Transport = fluid.Transport{Payload: 9000, Header: 52, Ack: 0, NanosecondClock: true, AtAck: true}
-		cfg.Turns = c.turns
-		cfg.AckWait = AckWaitMean
-		g := star(t, 3, G400, engine.Microsecond)
+		cfg, g := forwardedStar(t, c.turns)
 		s, n, rec, _ := setup(t, g, cfg)
 		for i := range 2 {
 			s.AtFunc(0, func() { n.Start([]int32{0, 3}, []int32{2, 1}, 20*9000, int64(i)) })
@@ -215,11 +225,7 @@ func TestTurnsIdleWhenTheACKComes(t *testing.T) {
 // packet and is back at 9,421: 4,714 ns after X started. Taking the port's packet under way one
 // propagation delay earlier (at 7,250: the first last packet, 11 ns left) would give 4,554.
 func TestForwardedGridLagsAFullPacket(t *testing.T) {
-	cfg := repoConfig()
-	cfg.Transport = fluid.Transport{Payload: 9000, Header: 52, Ack: 0, NanosecondClock: true, AtAck: true}
-	cfg.Turns = true
-	cfg.AckWait = AckWaitMean
-	g := star(t, 3, G400, engine.Microsecond)
+	cfg, g := forwardedStar(t, true)
 	for _, c := range []struct {
 		start engine.Time
 		want  float64
@@ -300,11 +306,7 @@ func TestLastACKWaitsForTheReceiversNewFlows(t *testing.T) {
 // which it waits out (3p/4), and X's ACK is back at host 1 a link's microsecond later. Lagging a
 // full packet's 181 ns instead would put the ACK 25 ns into a packet and 16 ns later back.
 func TestForwardedGridLagsAShortPacket(t *testing.T) {
-	cfg := repoConfig()
-	cfg.Transport = fluid.Transport{Payload: 9000, Header: 52, Ack: 0, NanosecondClock: true, AtAck: true}
-	cfg.Turns = true
-	cfg.AckWait = AckWaitMean
-	g := star(t, 3, G400, engine.Microsecond)
+	cfg, g := forwardedStar(t, true)
 	p := 8244 * 181 / 9052.0 // ns
 	for _, k := range []int{20, 26} {
 		at := 1000 + p*float64(k+1) + p/4 // ns: X's ACK at the switch port to host 1
