@@ -100,11 +100,17 @@ func (p *progress) left(now time.Time, st sim.Status) string {
 	return "?"
 }
 
-// roundWallTime rounds a wall time for the report (the time so far and the time left): tenths
-// of a second under a minute, then seconds. Whole seconds alone would print a run with a
-// quarter of a second to go as 0s or 1s.
+// roundWallTime rounds a wall time for the report (the time so far and the time left): whole
+// milliseconds under a second, tenths of a second under a minute, then seconds. Whole seconds
+// alone would print a run with a quarter of a second to go as 0s or 1s; and tenths would print
+// a report made 50 ms into a run as made at 100 ms, twice the time it had taken, so that the
+// time left it printed could not be checked against the run's end (bench/run's honesty column
+// reads both).
 func roundWallTime(d time.Duration) time.Duration {
-	if d < time.Minute {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond)
+	case d < time.Minute:
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Second)

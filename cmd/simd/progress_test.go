@@ -45,8 +45,9 @@ func TestProgressEveryNegative(t *testing.T) {
 	}
 }
 
-// The time left is printed to a tenth of a second under a minute: a run with a quarter of a
-// second to go says so, not 0s or 1s; past a minute, whole seconds.
+// The time left is printed to the millisecond under a second and to a tenth of a second under
+// a minute: a run with a quarter of a second to go says so, not 0s or 1s; past a minute, whole
+// seconds.
 func TestProgressLeftRounding(t *testing.T) {
 	p := newProgress(&bytes.Buffer{}, false, 0, "steps")
 	t0 := p.began
@@ -56,7 +57,8 @@ func TestProgressLeftRounding(t *testing.T) {
 		done, todo int           // plan steps
 		want       string
 	}{
-		{"a quarter of a second", time.Second, 4, 1, "300ms"},
+		{"a quarter of a second", time.Second, 4, 1, "250ms"},
+		{"a second and a quarter", 5 * time.Second, 4, 1, "1.3s"},
 		{"under a minute", 10 * time.Second, 3, 5, "16.7s"},
 		{"past a minute", 100 * time.Second, 3, 5, "2m47s"},
 	} {
