@@ -96,7 +96,9 @@ func TestNoFlagsRunsTheExample(t *testing.T) {
 			layers = append(layers, v)
 		}
 	}
-	if !strings.Contains(csv, "578 (34.21%)") || !strings.Contains(csv, ", 1690\n") || len(layers) != 2 ||
+	// The exposed TP comm is the two layers' sum, 578.1–578.7 µs of 1,690.1–1,690.7: 34.21% or
+	// 34.22% of the iteration.
+	if !strings.Contains(csv, "578 (34.21%)") && !strings.Contains(csv, "578 (34.22%)") || !strings.Contains(csv, ", 1690\n") || len(layers) != 2 ||
 		math.Abs(layers[0]-167.161204) > 0.0005 || layers[1] < 410.959 || layers[1] > 411.496 {
 		t.Errorf("report:\n%s", csv)
 	}

@@ -1045,9 +1045,7 @@ func (n *Network) shareNIC(l int32, now engine.Time) {
 		total += d
 	}
 	if total <= c {
-		if int(l) < len(n.nics) {
-			n.nics[l].rr.on = false
-		}
+		n.endTurns(l, now)
 		for _, it := range n.fill {
 			// What the port could give it if the others kept theirs.
 			n.setLim(it.f, float64(c-total+it.demand))

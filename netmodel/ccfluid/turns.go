@@ -57,6 +57,9 @@ type turnState struct {
 	busy float64  // when that packet ends, ps
 	c    float64  // the rate the port sends the flows in turn at, bits/s
 	on   bool
+	// lone: the round robin has ended with one of its flows left alone at the port (endTurns);
+	// the state holds that flow, whose packets follow each other, for turnWait alone.
+	lone bool
 }
 
 // fullPs is the time, ps, a full packet takes at the round robin's rate, packetPs the time of the
@@ -228,9 +231,10 @@ func (n *Network) shareInTurn(l int32, level []fillItem, c float64, now engine.T
 	}
 	t := &n.nicOf(l).rr
 	if n.cfg.Transport.Payload <= 0 || len(level) < 2 || len(level) > maxTurns || !(c > 0) {
-		t.on = false
+		n.endTurns(l, now)
 		return false
 	}
+	t.lone = false
 	nowPs := float64(now)
 	if n.rrEpoch += 2; n.rrEpoch < 2 {
 		clear(n.rrMark) // the epochs wrapped: an old stamp must not pass for a new one
@@ -365,13 +369,55 @@ func (n *Network) turnEnd(id int32) (rate float64, ok bool) {
 	return 0, false
 }
 
+// endTurns ends NIC port l's round robin: its flows no longer ask for more than it sends, or
+// fewer than two of them do. Where the round robin was on and one of its flows is left alone at
+// the port, the state stays for that flow (lone): it sends the packets it has not begun after
+// the one under way, back to back, so turnWait still finds where an ACK that reaches the port
+// falls among them. The last flow of a round ends alone with its last packet under way, and
+// the last ACK its receiver makes then waits for the rest of that packet (SimAI's ns-3, the
+// 128 KiB flows of a 16 MiB ring's step over the NVSwitch of Spectrum-X 16: GPU 1's port sends
+// its last flow's last packet from 8,545 to 8,559 ns, and the ACK of GPU 0's first flow, made
+// at 8,550, leaves at 8,559).
+func (n *Network) endTurns(l int32, now engine.Time) {
+	if int(l) >= len(n.nics) {
+		return
+	}
+	t := &n.nics[l].rr
+	src := n.links[l].src
+	switch {
+	case len(src) != 1:
+		t.lone = false
+	case t.on:
+		id := src[0]
+		n.advanceTurns(t, float64(now))
+		t.lone = false
+		for i, q := range t.qps {
+			// Only its last packet, under way (or out): the round robin's rate says when
+			// that ends, not when a paced flow begins the next.
+			if q == id && t.gen[i] == n.flows[id].gen && t.left[i] == 0 {
+				cur := int32(-1)
+				if t.cur >= 0 {
+					cur = 0
+				}
+				t.qps, t.gen, t.left, t.cur = append(t.qps[:0], id), append(t.gen[:0], t.gen[i]), append(t.left[:0], t.left[i]), cur
+				t.lone = true
+				break
+			}
+		}
+	case t.lone:
+		// Still the same flow alone: its packets go on as they were.
+		t.lone = t.qps[0] == src[0] && t.gen[0] == n.flows[src[0]].gen
+	}
+	t.on = false
+}
+
 // turnWait is how long an ACK that reaches NIC port l at at waits there when the port serves its
 // flows in turn (ok): the rest of the data packet under way then (ns-3's NIC sends its ACKs
 // first, but not in the middle of a packet). The port's packets are those of its round robin as
 // it stands: whole rounds of full packets, then packet by packet. ok is false when the port has
 // no round robin, or when its state reaches less than two rounds past at's packet.
 func (n *Network) turnWait(l int32, at engine.Time) (float64, bool) {
-	if int(l) >= len(n.nics) || !n.nics[l].rr.on {
+	if int(l) >= len(n.nics) || !n.nics[l].rr.on && !n.nics[l].rr.lone {
 		return 0, false
 	}
 	t := &n.nics[l].rr

@@ -233,8 +233,10 @@ func TestForwardedGridLagsAFullPacket(t *testing.T) {
 		{4707 * engine.Nanosecond, 4714},
 		// X 180 ns later: its ACK reaches the port at 8,430, when the last full packet is out
 		// (8,421) and every last byte has reached the switch (8,282), but the port still sends
-		// the first last packet, to 8,442: 12 ns of wait, 4,555 ns (4,543 if it were idle).
-		{4887 * engine.Nanosecond, 4555},
+		// the first last packet, to 8,442, and the second is queued behind it, to 8,463
+		// (TestForwardedShortPacketsQueueAheadOfTheACK): 33 ns of wait, 4,576 ns (4,543 if the
+		// port were idle).
+		{4887 * engine.Nanosecond, 4576},
 	} {
 		s, n, rec, _ := setup(t, g, cfg)
 		for i := range 2 {
@@ -321,5 +323,68 @@ func TestForwardedGridLagsAShortPacket(t *testing.T) {
 		if got := float64(rec.arrived[100]-start) / 1e3; math.Abs(got-want) > 1 {
 			t.Errorf("ACK in host 0's packet %d: X done %.1f ns after its start, want %.1f", k, got, want)
 		}
+	}
+}
+
+// TestForwardedShortPacketsQueueAheadOfTheACK: a switch port forwarding a round robin lags it by
+// a full packet, so the short last packets of the round reach it before it can send them, and
+// an ACK that reaches the port after such a packet is stored there waits for it too: ns-3's
+// switch queues the ACK behind it (ACK_HIGH_PRIO 0; a data packet that arrives in the same
+// nanosecond was scheduled first). The star of TestForwardedGridLagsAFullPacket, host 0's two
+// flows now 20 full packets and a last one of 5,000 bytes (5,052 on the wire, 101 ns): host 0
+// sends full packets until 7,240 ns, the first last packet to 7,341, the second to 7,442. The
+// switch port to host 1 sends the last full one from 8,240 to 8,421, the first last packet to
+// 8,522 and the second, stored whole at 8,442, to 8,623. X's ACK reaches the port at X's start
+// + 3,543 ns: at 8,430 it waits for the first last packet alone (92 ns: X done 4,635 ns after
+// its start); at 8,480 the second is queued ahead of it and it leaves at 8,623 (4,686; the
+// first last packet alone would give 4,585).
+func TestForwardedShortPacketsQueueAheadOfTheACK(t *testing.T) {
+	last := 5052 * 181 / 9052.0 // ns
+	cfg, g := forwardedStar(t, true)
+	for _, c := range []struct {
+		ack  float64 // ns: when X's ACK reaches the switch port to host 1
+		want float64 // ns after X's start
+	}{
+		{8430, 7240 + last + 1181 + 1000 - (8430 - 3543)},
+		{8480, 7240 + 2*last + 1181 + 1000 - (8480 - 3543)},
+	} {
+		start := engine.Time(math.Round((c.ack - 3543) * 1e3))
+		s, n, rec, _ := setup(t, g, cfg)
+		for i := range 2 {
+			s.AtFunc(0, func() { n.Start([]int32{0, 3}, []int32{2, 1}, 20*9000+5000, int64(i)) })
+		}
+		s.AtFunc(start, func() { n.Start([]int32{2, 5}, []int32{4, 3}, 2*9000, 2) })
+		s.Run()
+		if got := float64(rec.arrived[2]-start) / 1e3; math.Abs(got-c.want) > 1 {
+			t.Errorf("X's ACK at the switch port at %.0f ns: X done %.1f ns after its start, want %.1f", c.ack, got, c.want)
+		}
+	}
+}
+
+// TestLastFlowOfARoundSendsItsLastPacketAlone: when all but one of a round robin's flows have
+// left a NIC port, the one left sends its last packet alone, and the last ACK its receiver port
+// makes meanwhile waits for the rest of it, as for any packet of the round (SimAI's ns-3 on the
+// 16 MiB ring of Spectrum-X 16: GPU 1's port sends its last flow's last packet from 8,545 to
+// 8,559 ns, and the ACK of GPU 0's first flow, made at 8,550, leaves at 8,559). On the star of
+// TestLastACKWaitsOnForwardedTurns host 1 sends P and Q to host 2, 20 full packets and a last
+// one of 5,000 bytes each, in turn: full packets until 7,240 ns, P's last packet to 7,341, Q's
+// alone to 7,442. Host 0 sends A, one full packet, to host 1, started so that it is there at
+// 7,400 (two links and the switch's store and forward: 2,362 ns): its ACK leaves host 1 at
+// 7,442 and A is done at 9,442 ns, 4,404 after its start. The port used to forget its round
+// robin once one flow was left, and the ACK then waited the mean of a packet, 90.5 ns (4,452.5).
+func TestLastFlowOfARoundSendsItsLastPacketAlone(t *testing.T) {
+	last := 5052 * 181 / 9052.0 // ns
+	cfg, g := forwardedStar(t, true)
+	const made = 7400.0 // ns: A's last packet at host 1
+	start := engine.Time(math.Round((made - 2362) * 1e3))
+	s, n, rec, _ := setup(t, g, cfg)
+	for i := range 2 {
+		s.AtFunc(0, func() { n.Start([]int32{2, 5}, []int32{4, 3}, 20*9000+5000, int64(i)) })
+	}
+	s.AtFunc(start, func() { n.Start([]int32{0, 3}, []int32{2, 1}, 9000, 2) })
+	s.Run()
+	want := 7240 + 2*last + 2000 - float64(start)/1e3
+	if got := float64(rec.arrived[2]-start) / 1e3; math.Abs(got-want) > 1 {
+		t.Errorf("A done %.1f ns after its start, want %.1f", got, want)
 	}
 }

@@ -454,10 +454,14 @@ func (n *Network) lastAckFirst(id int32, now engine.Time) float64 {
 // full packet's time after the port began it: stored whole, then sent, and the short last
 // packets that follow a full one queue behind it (portBusy) and keep that lag. So the packet in
 // service at l at at is the port's at at − delay − full, and the ACK waits its rest (turnWait;
-// a switch queues ACKs behind data, ACK_HIGH_PRIO 0). This is what bunches the last ACKs of a
-// step on a server's NVSwitch: SimAI's ns-3 ends the eight 1 MiB flows of a step of the
-// 8-GPU ring 0, 0, 0, 2, 14, 26, 38 and 50 ns apart, their ACKs held on the grids of the
-// receiver's port and of the switch port to the sender, which forwards the sender's predecessor.
+// a switch queues ACKs behind data, ACK_HIGH_PRIO 0), and then for each short packet after it
+// that is stored at l by at. This is what bunches the last ACKs of a step on a server's
+// NVSwitch: SimAI's ns-3 ends the eight 1 MiB flows of a step of the 8-GPU ring 0, 0, 0, 2, 14,
+// 26, 38 and 50 ns apart, their ACKs held on the grids of the receiver's port and of the switch
+// port to the sender, which forwards the sender's predecessor; on the 16 MiB ring of Spectrum-X
+// 16 the switch port to GPU 0 sends GPU 7's last packets (14 ns each) 11 ns after they are
+// stored, and the last ACKs of GPU 0's first three flows, there at 8,584, 8,589 and 8,603 ns,
+// all leave at 8,609, behind the packet stored at 8,584.
 func (n *Network) forwardedWait(l int32, at engine.Time) (float64, bool) {
 	lk := &n.links[l]
 	if !n.cfg.Turns || lk.qs.q > 0 || len(lk.on) == 0 {
@@ -474,7 +478,30 @@ func (n *Network) forwardedWait(l int32, at engine.Time) (float64, bool) {
 	if len(n.links[u].on) != len(lk.on) || n.capOf(u) != n.capOf(l) {
 		return 0, false
 	}
-	return n.turnWait(u, at-n.kin[u].delay-n.forwardLag(l))
+	lag := n.forwardLag(l)
+	x := at - n.kin[u].delay - lag
+	w, ok := n.turnWait(u, x)
+	if !ok || w <= 0 {
+		return w, ok
+	}
+	// The packets after the one in service that are shorter than the lag (a round's last
+	// packets after its full ones) reach l before l can send them. One that the port ends by
+	// x + lag is stored whole at l by at, queued ahead of the ACK (a data packet that arrives in
+	// the same instant was scheduled first), and the ACK waits for it too.
+	end, y := float64(x)+float64(w*1e12), float64(x+lag)
+	for {
+		from := math.Floor(end) + 1
+		r, ok := n.turnWait(u, engine.Time(from))
+		if !ok || r <= 0 {
+			break
+		}
+		next := from + float64(r*1e12)
+		if next > y {
+			break
+		}
+		end = next
+	}
+	return (end - float64(x)) / 1e12, true
 }
 
 // forwardLag is how long after a NIC port begins a packet the switch port l it feeds begins
