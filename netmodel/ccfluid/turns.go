@@ -395,11 +395,11 @@ func (n *Network) endTurns(l int32, now engine.Time) {
 			// Only its last packet, under way (or out): the round robin's rate says when
 			// that ends, not when a paced flow begins the next.
 			if q == id && t.gen[i] == n.flows[id].gen && t.left[i] == 0 {
-				cur := int32(-1)
+				g, left, cur := t.gen[i], t.left[i], int32(-1)
 				if t.cur >= 0 {
 					cur = 0
 				}
-				t.qps, t.gen, t.left, t.cur = append(t.qps[:0], id), append(t.gen[:0], t.gen[i]), append(t.left[:0], t.left[i]), cur
+				t.qps, t.gen, t.left, t.cur = append(t.qps[:0], id), append(t.gen[:0], g), append(t.left[:0], left), cur
 				t.lone = true
 				break
 			}
