@@ -51,19 +51,9 @@ type etaSample struct {
 // NewETA starts estimating a run that began at began.
 func NewETA(began time.Time) *ETA { return &ETA{began: began} }
 
-// measuredAt is when st's FlowsDone was measured: st.FlowsAt, or now when it is not set.
-func measuredAt(now time.Time, st Status) time.Time {
-	if st.FlowsAt.IsZero() {
-		return now
-	}
-	return st.FlowsAt
-}
-
 // Look records a look at the run at now: the first one at which it has started counted flows
-// is the anchor. Its flows' worth of work done counts at the time it was measured (FlowsAt),
-// which may be well before the look on a run of a million flows (flowsDone).
+// is the anchor.
 func (e *ETA) Look(now time.Time, st Status) {
-	now = measuredAt(now, st)
 	if !e.anchored {
 		if st.Flows > 0 && st.Started {
 			e.anchored, e.anchorAt, e.anchorW, e.anchorSim = true, now, st.FlowsDone, st.Now
@@ -107,27 +97,21 @@ func (e *ETA) Left(now time.Time, st Status) (left time.Duration, ok bool) {
 	case flows > 0 && flowsDone < float64(flows):
 		// The rate of the recent half: from the last sample at or before its start (the
 		// anchor itself early on); the whole run's since the anchor if nothing was done since.
-		// The work done is the one measured at FlowsAt: the rate is up to then, and the time
-		// since then is part of the time left.
-		measured := measuredAt(now, st)
-		since := func(d time.Duration, ok bool) (time.Duration, bool) {
-			return max(d-now.Sub(measured), 0), ok
-		}
 		from := etaSample{e.anchorAt, e.anchorW}
-		half := e.anchorAt.Add(measured.Sub(e.anchorAt) / 2)
+		half := e.anchorAt.Add(now.Sub(e.anchorAt) / 2)
 		for _, s := range e.samples {
 			if s.at.After(half) {
 				break
 			}
 			from = s
 		}
-		if w := flowsDone - from.w; w > 0 && measured.After(from.at) {
-			elapsed = measured.Sub(from.at)
-			return since(scale(w, float64(flows)-flowsDone))
+		if w := flowsDone - from.w; w > 0 && now.After(from.at) {
+			elapsed = now.Sub(from.at)
+			return scale(w, float64(flows)-flowsDone)
 		}
-		if w := flowsDone - e.anchorW; w > 0 && measured.After(e.anchorAt) {
-			elapsed = measured.Sub(e.anchorAt)
-			return since(scale(w, float64(flows)-flowsDone))
+		if w := flowsDone - e.anchorW; w > 0 && now.After(e.anchorAt) {
+			elapsed = now.Sub(e.anchorAt)
+			return scale(w, float64(flows)-flowsDone)
 		}
 	case flows > 0:
 		// More flows than counted (a dispatch plan the count does not know): unknown.

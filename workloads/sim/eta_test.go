@@ -98,25 +98,3 @@ func TestETARecentHalf(t *testing.T) {
 		})
 	}
 }
-
-// A value measured before the look (FlowsAt, a measurement repeated: flowsDone) is the work done
-// then: the rate runs to then, and the time since is already part of the time left. 10 flows'
-// worth at 3 s, 60 measured at 8 s: 50 to go take 5 s from 8 s, so at a look at 11 s (the
-// value repeated) 2 s are left, where reading the 60 as done at 11 s said 50·8/50 = 8 s.
-func TestETAMeasuredBeforeTheLook(t *testing.T) {
-	t0 := time.Unix(0, 0)
-	e := NewETA(t0)
-	at := func(done float64, measured time.Duration) Status {
-		return Status{Total: 1, FlowsDone: done, FlowsAt: t0.Add(measured), Flows: 110, Started: true, Now: engine.Time(done)}
-	}
-	e.Look(t0.Add(3*time.Second), at(10, 3*time.Second))
-	e.Look(t0.Add(8*time.Second), at(60, 8*time.Second))
-	e.Look(t0.Add(11*time.Second), at(60, 8*time.Second))
-	if got, ok := e.Left(t0.Add(11*time.Second), at(60, 8*time.Second)); !ok || got != 2*time.Second {
-		t.Errorf("%v left (%v), want 2s", got, ok)
-	}
-	// Long past what the rate says: none left rather than negative.
-	if got, ok := e.Left(t0.Add(20*time.Second), at(60, 8*time.Second)); !ok || got != 0 {
-		t.Errorf("%v left (%v), want 0s", got, ok)
-	}
-}

@@ -57,14 +57,12 @@ type Status struct {
 	Done, Total int
 	// FlowsDone is the flows' worth of work done (netmodel.Simulator.Progress: a flow counts a
 	// part when it starts, a part as its bytes are sent and the rest when it is done) and Flows
-	// the flows of the whole run, 0 when unknown. Measuring FlowsDone
-	// visits every flow slot, so a look measures it only when the last measurement is a hundred
-	// times its own cost in the past, and otherwise repeats it: it may lag the other fields by
-	// that much wall time (milliseconds for a million flows).
+	// the flows of the whole run, 0 when unknown. Measuring the bytes sent visits every flow
+	// slot, so a look measures them only when the last measurement is a hundred times its own
+	// cost in the past, and otherwise counts the starts and ends of now with the bytes of the
+	// last measurement (netmodel.Simulator.ProgressCounted).
 	FlowsDone float64
-	// FlowsAt is when FlowsDone was measured (zero: at the look).
-	FlowsAt time.Time
-	Flows   int64
+	Flows     int64
 	// Started says the run has started flows.
 	Started bool
 }
@@ -221,7 +219,7 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 	}
 	att.observe(runner, 0, 0)
 	runner.Start(sched.Now(), att.Ended)
-	flowsDone := newFlowsDone(sim.Progress)
+	flowsDone := newFlowsDone(sim.Progress, sim.ProgressCounted)
 	status := func() Status {
 		done, total := runner.Progress()
 		return flowsDone.status(Status{Events: sched.Processed(), Now: sched.Now(), Done: done, Total: total,

@@ -55,7 +55,7 @@ func RunFlows(ctx context.Context, in FlowInputs, opt EventOptions, att Attachme
 	sim.Observe(lastArrival{&last, &arrived})
 	sim.StartRaw(raw)
 	began := time.Now()
-	flowsDone := newFlowsDone(sim.Progress)
+	flowsDone := newFlowsDone(sim.Progress, sim.ProgressCounted)
 	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, func() Status {
 		return flowsDone.status(Status{Events: sched.Processed(), Now: sched.Now(), Done: arrived, Total: len(raw), Started: true})
 	})

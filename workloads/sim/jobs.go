@@ -157,7 +157,7 @@ func RunJobs(ctx context.Context, jobs []Job, opt EventOptions, att Attachments)
 		runs[i] = jr
 	}
 	began := time.Now()
-	flowsDone := newFlowsDone(sim.Progress)
+	flowsDone := newFlowsDone(sim.Progress, sim.ProgressCounted)
 	status := func() Status {
 		st := flowsDone.status(Status{Events: sched.Processed(), Now: sched.Now(), Flows: flows, Started: sim.Flows() > 0})
 		for _, jr := range runs {

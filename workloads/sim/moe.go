@@ -184,7 +184,7 @@ func RunMoE(ctx context.Context, in MoEInputs, opt EventOptions, att Attachments
 	for _, it := range in.Iterations {
 		layers += len(it.Layers)
 	}
-	flowsDone := newFlowsDone(sim.Progress)
+	flowsDone := newFlowsDone(sim.Progress, sim.ProgressCounted)
 	g := watchRun(ctx, sched, opt.MaxEvents, att.Watch, func() Status {
 		return flowsDone.status(Status{Events: sched.Processed(), Now: sched.Now(), Started: sim.Flows() > 0})
 	})

@@ -107,7 +107,7 @@ func RunTrace(ctx context.Context, in TraceInputs, opt EventOptions, att Attachm
 	}
 	began := time.Now()
 	nodes := in.Trace.Nodes()
-	flowsDone := newFlowsDone(sim.Progress)
+	flowsDone := newFlowsDone(sim.Progress, sim.ProgressCounted)
 	status := func() Status {
 		done := 0
 		for _, r := range ex.Results() {

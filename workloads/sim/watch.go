@@ -83,37 +83,37 @@ func (g *watcher) finish() error {
 // than the events once they were cheap: 60% of the last seconds of alltoall-1024 under DCQCN,
 // whose flows were all out and only ACKs and queues were left. It measures again only when the
 // wall time since the last measurement began is at least a hundred times what that
-// measurement took, so measuring costs at most 1% of the run, and reports the last value in
-// between (the progress report prints every 50 ms at the most often; a measurement of a
-// million slots takes a few milliseconds). The value only feeds Status: nothing a run writes
-// depends on it.
+// measurement took, so measuring costs at most 1% of the run, and counts in between
+// (netmodel.Simulator.ProgressCounted: the starts and ends of now, the bytes of the last
+// measurement). Counting the starts and ends at every look matters after an all-to-all's
+// instant of starts: its ends are most of the rest, and a measurement a second or more apart
+// left the time-left estimate nothing to measure their rate by. The value only feeds Status:
+// nothing a run writes depends on it.
 type flowsDone struct {
-	progress func() float64
+	progress func() float64   // measures
+	counted  func() float64   // counts
 	clock    func() time.Time // time.Now; tests set their own
-	val      float64
-	at       time.Time // when the last measurement began
 	measured bool
 	next     time.Time // no measurement before this
 }
 
-func newFlowsDone(progress func() float64) *flowsDone {
-	return &flowsDone{progress: progress, clock: time.Now}
+func newFlowsDone(progress, counted func() float64) *flowsDone {
+	return &flowsDone{progress: progress, counted: counted, clock: time.Now}
 }
 
-// value returns the flows' worth of work done, measured now or at the last measurement, and
-// when that measurement was taken.
-func (f *flowsDone) value() (float64, time.Time) {
+// value returns the flows' worth of work done, measured or counted now.
+func (f *flowsDone) value() float64 {
 	began := f.clock()
 	if f.measured && began.Before(f.next) {
-		return f.val, f.at
+		return f.counted()
 	}
-	f.val, f.at, f.measured = f.progress(), began, true
-	f.next = began.Add(100 * f.clock().Sub(began))
-	return f.val, f.at
+	v := f.progress()
+	f.measured, f.next = true, began.Add(100*f.clock().Sub(began))
+	return v
 }
 
-// status sets st's FlowsDone and FlowsAt from a look now, and returns st.
+// status sets st's FlowsDone from a look now, and returns st.
 func (f *flowsDone) status(st Status) Status {
-	st.FlowsDone, st.FlowsAt = f.value()
+	st.FlowsDone = f.value()
 	return st
 }
