@@ -541,25 +541,13 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 	if m.unsettled > 0 {
 		// So are their places in the start's mailbox, where they wait for the instant's end:
 		// append would grow them a quarter at a time, copying a million sends a dozen times.
-		m.mail = reserve(m.mail, len(m.roots))
-		m.mailStarts = reserve(m.mailStarts, len(m.roots)-len(m.mailFree))
+		m.mail = fluid.Grow(m.mail, len(m.roots))
+		m.mailStarts = fluid.Grow(m.mailStarts, len(m.roots)-len(m.mailFree))
 	}
 	for _, f := range m.roots {
 		m.ready(id, f, m.s.Now())
 	}
 	return id
-}
-
-// reserve returns s with room for n more elements. slices.Grow writes zeros over the room it
-// adds even where the allocator's memory is fresh and already zero, which for a million sends
-// touches every page at once, before the sends do; make leaves fresh memory untouched.
-func reserve[T any](s []T, n int) []T {
-	if n <= cap(s)-len(s) {
-		return s
-	}
-	t := make([]T, len(s), len(s)+n)
-	copy(t, s)
-	return t
 }
 
 // Runs is the number of runs in progress.

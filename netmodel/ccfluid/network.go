@@ -1870,9 +1870,9 @@ func (n *Network) Graph() *route.Graph { return n.g }
 // table's growth by doubling, which copies it (384 bytes a flow) twice over.
 func (n *Network) Reserve(flows int) {
 	if more := flows - len(n.free); more > 0 {
-		n.flows = slices.Grow(n.flows, more)
-		n.arena = slices.Grow(n.arena, 8*more)
-		n.apos = slices.Grow(n.apos, 8*more)
+		n.flows = fluid.Grow(n.flows, more)
+		n.arena = fluid.Grow(n.arena, 8*more)
+		n.apos = fluid.Grow(n.apos, 8*more)
 	}
 }
 
