@@ -8,9 +8,9 @@ import (
 	"simd/netmodel/fluid"
 )
 
-// Progress counts a flow ⅗ when it starts, 1/20 as its bytes are sent and 7/20 when it is done
+// Progress counts a flow ⅔ when it starts, 1/30 as its bytes are sent and 3/10 when it is done
 // (⅓, ⅙ and ½ under congestion control): one 1 MB flow across the 16-GPU fabric, alone at 400
-// Gb/s, is 0 before its start and 0.625 (5/12) halfway through its sending; once sent it is done with
+// Gb/s, is 0 before its start and 0.6833 (5/12) halfway through its sending; once sent it is done with
 // ideal sharing, which reports it then (1), and ½ under congestion control, done at the ACK of
 // its last packet, when it is 1.
 func TestSimulatorProgress(t *testing.T) {
@@ -30,7 +30,7 @@ func TestSimulatorProgress(t *testing.T) {
 		look("sent", start+sendTime+engine.Nanosecond)
 		s.Run()
 		got["done"] = sim.Progress()
-		half, sent := 0.625, 1.0
+		half, sent := 41.0/60, 1.0
 		if cc == 1 {
 			half, sent = 5.0/12, 0.5
 		}
@@ -43,8 +43,8 @@ func TestSimulatorProgress(t *testing.T) {
 }
 
 // ProgressCounted counts the starts and ends of now with the bytes the last Progress measured
-// (or the flows done, if more): the same 1 MB flow counts ⅗ (⅓) halfway through its sending
-// before any measurement, 0.625 (5/12) once Progress has measured its half; once sent, with ideal
+// (or the flows done, if more): the same 1 MB flow counts ⅔ (⅓) halfway through its sending
+// before any measurement, 0.6833 (5/12) once Progress has measured its half; once sent, with ideal
 // sharing it is done (1), and under congestion control still at the measured half's 5/12 where
 // Progress says ½ — the bytes since the measurement are the lag, never more than Progress.
 func TestSimulatorProgressCounted(t *testing.T) {
@@ -56,7 +56,7 @@ func TestSimulatorProgressCounted(t *testing.T) {
 		cc                                     int
 		halfCounted, halfMeasured, sentCounted float64
 	}{
-		{0, 0.6, 0.625, 1},
+		{0, 2.0 / 3, 41.0 / 60, 1},
 		{1, 1.0 / 3, 5.0 / 12, 5.0 / 12},
 	} {
 		s, sim := shippedSimulator(t, c.cc, tr)

@@ -233,9 +233,9 @@ func TestQPsPerConnectionProgress(t *testing.T) {
 	var mid float64
 	s.AtFunc(half, func() { mid = sim.Progress() })
 	s.Run()
-	// Started counts its part, ⅗, and sending half its 1/20: 0.625.
-	if math.Abs(mid-0.625) > 0.01 {
-		t.Errorf("halfway: progress %.3f flows, want 0.625", mid)
+	// Started counts its part, ⅔, and sending half its 1/30: 0.683.
+	if math.Abs(mid-41.0/60) > 0.01 {
+		t.Errorf("halfway: progress %.3f flows, want 0.683", mid)
 	}
 	if got := sim.Progress(); got != 1 {
 		t.Errorf("at the end: progress %v flows, want 1", got)

@@ -445,11 +445,11 @@ func (m *Simulator) FlowsDone() uint64 { return m.arrived }
 // that an all-to-all, whose flows all end at the end, shows its progress all along. The parts
 // are what the three cost, measured on the all-to-all of 256 MiB over 1,024 GPUs, which starts
 // its million flows in one instant, sends them, and ends them in another: with ideal sharing
-// 2.2–2.3 s of starts (the instant's last recompute, of all million flows, 0.6 s of it), 0.1 s
-// of sending and 1.3–1.4 s of ends (each end releases the flow's links and reports it) over
-// three runs, so ⅗, 1/20 and 7/20 (½, ⅒ and ⅖ from an earlier measurement, 2.5, 0.2 and 1.6 s,
-// put the starts' recompute in no part: the first estimate after the starts read 1.7–2.4 times
-// the truth); under congestion control 3.4–5.0, 2.8–3.7 and 6.0–6.6 s over
+// 2.7–3.1 s of starts (the instant's last recompute, of all million flows, 0.6 s of it, and the
+// first touch of every page of the flow tables), 0.1 s of sending and 1.3–1.4 s of ends (each
+// end releases the flow's links and reports it) over three runs, so ⅔, 1/30 and 3/10 (½, ⅒ and ⅖
+// from an earlier measurement, 2.5, 0.2 and 1.6 s, put the starts' recompute in no part: the
+// first estimate after the starts read 1.7–2.4 times the truth); under congestion control 3.4–5.0, 2.8–3.7 and 6.0–6.6 s over
 // runs (0.20, 0.05 and 0.13 s over 256 GPUs), ⅓, ⅙ and ½. (With two parts, start and bytes, a
 // run's ends counted for nothing: the report said "0s left" through the all-to-all's last
 // third and then "?".) While an all-to-all starts its flows the rest is a guess from these
@@ -481,7 +481,7 @@ func (m *Simulator) Progress() float64 {
 // ProgressCounted is Progress from the flows started and done now and the bytes sent at the
 // last Progress (or the flows done, if more: a flow done has sent its bytes), without visiting
 // the flows: O(1), so a progress report can read the starts and ends at every look while the
-// bytes, a twentieth of the work with ideal sharing and a sixth under congestion control, are
+// bytes, a thirtieth of the work with ideal sharing and a sixth under congestion control, are
 // measured now and then. It is at most Progress, and never less than at the call before.
 func (m *Simulator) ProgressCounted() float64 { return m.work(max(m.sent, float64(m.arrived))) }
 
@@ -492,7 +492,7 @@ func (m *Simulator) work(sent float64) float64 {
 	if m.ccnet != nil {
 		return float64(started/3) + float64(sent/6) + float64(done/2)
 	}
-	return float64(0.6*started) + float64(0.05*sent) + float64(0.35*done)
+	return float64(started*2/3) + float64(sent/30) + float64(0.3*done)
 }
 
 // Run starts DAG d now; done is called (from an engine event) when its last flow has arrived.
