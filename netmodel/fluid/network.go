@@ -627,7 +627,9 @@ func (n *Network) Remaining(f FlowID) float64 {
 
 // Reserve makes room for flows more flows in flight than the free slots hold, with their path
 // room: a caller about to start many flows at once (an all-to-all's million) saves the flow
-// table's growth by doubling, which copies it twice over.
+// table's growth by doubling, which copies it twice over. Flows started at once are also rated
+// at once: the instant's list of new flows and the region its recompute solves get room for
+// all of them too (their growth by doubling was 0.7 s of a 5 s all-to-all over 1,024 GPUs).
 func (n *Network) Reserve(flows int) {
 	if more := flows - len(n.free); more > 0 {
 		n.flows = Grow(n.flows, more)
@@ -638,6 +640,11 @@ func (n *Network) Reserve(flows int) {
 		n.arena = Grow(n.arena, 8*more)
 		n.apos = Grow(n.apos, 8*more)
 	}
+	n.fresh = Grow(n.fresh, flows)
+	n.region = Grow(n.region, flows)
+	n.rNew = Grow(n.rNew, flows)
+	n.rBn = Grow(n.rBn, flows)
+	n.rLone = Grow(n.rLone, flows)
 }
 
 // InFlightProgress counts the flows started and not yet arrived, each as the share of its
