@@ -48,3 +48,27 @@ func TestPairFirstIsOneLine(t *testing.T) {
 		t.Errorf("pairFirst[pairState] is %d bytes, more than 64", got)
 	}
 }
+
+// A source's list reserved for its destinations (pairTable.reserve, as a DAG's start does for
+// its roots) takes them all without growing again, in any order, and finds each as before.
+func TestPairTableReserve(t *testing.T) {
+	const src, peers = 5, 500
+	var tab pairTable[pairState]
+	tab.reserve(src, peers)
+	if got := cap(tab.more[src]); got < peers {
+		t.Fatalf("reserved %d, want room for %d", got, peers)
+	}
+	base := unsafe.SliceData(tab.more[src])
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, dst := range rng.Perm(peers + 1) { // the first goes to the flat slot
+		tab.get(src, int32(dst)).qps = uint32(dst) + 1
+	}
+	if unsafe.SliceData(tab.more[src]) != base {
+		t.Error("the reserved list grew again")
+	}
+	for dst := range int32(peers + 1) {
+		if got := tab.get(src, dst).qps; got != uint32(dst)+1 {
+			t.Fatalf("pair (%d,%d) holds %d, want %d", src, dst, got, dst+1)
+		}
+	}
+}

@@ -538,6 +538,9 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 	// table twice over).
 	m.net.Reserve(len(m.roots))
 	m.s.Reserve(len(m.roots))
+	if len(m.roots) >= reservePairsFrom {
+		m.reservePairs(d)
+	}
 	if m.unsettled > 0 {
 		// So are their places in the start's mailbox, where they wait for the instant's end:
 		// append would grow them a quarter at a time, copying a million sends a dozen times.
@@ -548,6 +551,25 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 		m.ready(id, f, m.s.Now())
 	}
 	return id
+}
+
+// reservePairsFrom is the number of roots from which a DAG's start reserves its sources' pair
+// lists (reservePairs): below it a pass over the roots costs more than the lists' growth.
+const reservePairsFrom = 1 << 14
+
+// reservePairs makes room in the pair table for the roots' pairs, a count per source node: the
+// roots start together, an all-to-all's every source with a thousand destinations.
+func (m *Simulator) reservePairs(d ccl.DAG) {
+	count := map[int32]int{}
+	for _, f := range m.roots {
+		fl := d.Flow(f)
+		if src, err := m.fab.Node(fl.Src); err == nil {
+			count[src]++
+		}
+	}
+	for src, n := range count {
+		m.pairs.reserve(src, n)
+	}
 }
 
 // Runs is the number of runs in progress.
