@@ -447,10 +447,10 @@ func (m *Simulator) FlowsDone() uint64 { return m.arrived }
 // its million flows in one instant, sends them, and ends them in another: with ideal sharing
 // 2.7–3.1 s of starts (the instant's last recompute, of all million flows, 0.6 s of it, and the
 // first touch of every page of the flow tables), 0.1 s of sending and 1.3–1.4 s of ends (each
-// end releases the flow's links and reports it) over three runs, so ⅔, 1/30 and 3/10 (½, ⅒ and ⅖
-// from an earlier measurement, 2.5, 0.2 and 1.6 s, put the starts' recompute in no part: the
-// first estimate after the starts read 1.7–2.4 times the truth); under congestion control 3.4–5.0, 2.8–3.7 and 6.0–6.6 s over
-// runs (0.20, 0.05 and 0.13 s over 256 GPUs), ⅓, ⅙ and ½. (With two parts, start and bytes, a
+// end releases the flow's links and reports it) over three runs, so ⅔, 1/30 and 3/10 (½, ⅒ and
+// ⅖ from an earlier measurement, 2.5, 0.2 and 1.6 s, put the starts' recompute in no part: the
+// first estimate after the starts read 1.7–2.4 times the truth); under congestion control
+// 3.4–5.0, 2.8–3.7 and 6.0–6.6 s over runs (0.20, 0.05 and 0.13 s over 256 GPUs), ⅓, ⅙ and ½. (With two parts, start and bytes, a
 // run's ends counted for nothing: the report said "0s left" through the all-to-all's last
 // third and then "?".) While an all-to-all starts its flows the rest is a guess from these
 // parts; a start's third is the one that made its first estimates within 2× of the truth over
@@ -560,15 +560,16 @@ const reservePairsFrom = 1 << 14
 // reservePairs makes room in the pair table for the roots' pairs, a count per source node: the
 // roots start together, an all-to-all's every source with a thousand destinations.
 func (m *Simulator) reservePairs(d ccl.DAG) {
-	count := map[int32]int{}
+	count := make([]int, m.fab.Graph.NumNodes())
 	for _, f := range m.roots {
-		fl := d.Flow(f)
-		if src, err := m.fab.Node(fl.Src); err == nil {
+		if src, err := m.fab.Node(d.Flow(f).Src); err == nil {
 			count[src]++
 		}
 	}
 	for src, n := range count {
-		m.pairs.reserve(src, n)
+		if n > 0 {
+			m.pairs.reserve(int32(src), n)
+		}
 	}
 }
 
