@@ -48,6 +48,18 @@
 // the head of its line, so the loop never sees it); Reschedule cannot move it. The network
 // model's "sent" timers, which a flow's later rate changes may cancel, go there.
 //
+// # Looking ahead
+//
+// With LookAhead on, just before an event runs the loop tells the handler of the event after
+// it, if that handler is a Prefetcher, which event that is (prefetch.go): the handler asks the
+// processor for the records that event will read (Prefetch, PrefetchSpan, PrefetchEach: the
+// prefetch instructions, in assembly for amd64 and arm64, as Go has no intrinsic for them; a
+// no-op elsewhere), and they load while the current event runs. Nothing the program can observe
+// changes. In a fabric of thousands of GPUs the network model's events wait mostly for their
+// flows' and links' records (tables of megabytes, read in the order events come due); on small
+// fabrics the records stay in the caches and the look at the queue's head costs more than it
+// saves, so the caller turns it on by the size of its tables.
+//
 // # Measurements
 //
 // Reproduce with

@@ -235,6 +235,16 @@ func (q *eventQueue) peek() (at Time, line int, ok bool) {
 	return e.at, best, true
 }
 
+// head returns the handler, target and arg of the next event, from where peek found it.
+func (q *eventQueue) head(line int) (HandlerID, int32, int64) {
+	if line < 0 {
+		sl := &q.slots[q.heap[root].slot()]
+		return sl.handler, sl.target, sl.arg
+	}
+	e := q.lines[line].first()
+	return e.handler, e.target, e.arg
+}
+
 // take removes and returns the next event, from where peek found it.
 func (q *eventQueue) take(line int) Event {
 	if line < 0 {

@@ -69,6 +69,10 @@ type Scheduler struct {
 	// advanceAt is Never when nobody asked, so the loop pays one comparison per clock move.
 	advance   func(next Time)
 	advanceAt Time
+	// pref[h] is handler h's Prefetcher, nil if it is none; lookAhead says whether the loop
+	// calls them (prefetch.go).
+	pref      []Prefetcher
+	lookAhead bool
 }
 
 // NewScheduler returns an empty scheduler with the clock at 0.
@@ -97,6 +101,8 @@ func (s *Scheduler) Register(h Handler) HandlerID {
 	}
 	s.init()
 	s.handlers = append(s.handlers, h)
+	s.pref = append(s.pref, make([]Prefetcher, len(s.handlers)-len(s.pref))...)
+	s.pref[len(s.handlers)-1], _ = h.(Prefetcher)
 	return HandlerID(len(s.handlers) - 1)
 }
 
@@ -305,6 +311,9 @@ func (s *Scheduler) run(limit Time) (n uint64, stopped bool) {
 		s.now = ev.At
 		s.processed++
 		n++
+		if s.lookAhead {
+			s.prefetchNext()
+		}
 		s.handlers[ev.Handler].HandleEvent(s, ev)
 		if s.processed >= s.watchNext {
 			s.watchNext += s.watchEvery
