@@ -134,7 +134,7 @@ func (m *Simulator) issueSport(rel releasedFlow) int32 {
 	if err != nil {
 		return -1
 	}
-	if m.splits(rel) {
+	if m.splits(&rel) {
 		return -1
 	}
 	return int32(m.pairs.get(src, dst).nextSport())

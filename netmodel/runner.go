@@ -741,7 +741,7 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		if err == nil {
 			ps := m.pairs.get(src, dst)
 			tag := int64(rel.run)<<32 | int64(rel.id)
-			if m.splits(rel) {
+			if m.splits(&rel) {
 				err = m.startSplit(ps, src, dst, rel.bytes, tag)
 			} else {
 				if sport < 0 {
@@ -758,8 +758,10 @@ func (m *Simulator) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 }
 
 // splits reports whether released flow rel starts as several QPs (SetQPsPerConnection): a
-// flow of more than a byte between two servers.
-func (m *Simulator) splits(rel releasedFlow) bool {
+// flow of more than a byte between two servers. It takes the record by pointer: a copy for
+// the call read it back in one 16-byte load across the two stores that had just written it
+// (pop), which the processor cannot forward: 1.8 s of a 34 s run of the 16,384-GPU all-reduce.
+func (m *Simulator) splits(rel *releasedFlow) bool {
 	return m.qpsPerConn > 1 && rel.bytes > 1 && m.acrossServers(rel)
 }
 
@@ -771,7 +773,7 @@ func (ps *pairState) nextSport() uint16 {
 }
 
 // acrossServers reports whether a released flow goes from one server to another.
-func (m *Simulator) acrossServers(rel releasedFlow) bool {
+func (m *Simulator) acrossServers(rel *releasedFlow) bool {
 	c := m.runs[rel.run].coll
 	return m.server(c, rel.src) != m.server(c, rel.dst)
 }
