@@ -3,7 +3,9 @@ package netmodel
 import (
 	"slices"
 	"sort"
+	"unsafe"
 
+	"simd/engine"
 	"simd/netmodel/fluid"
 )
 
@@ -96,6 +98,22 @@ func (t *pairTable[V]) reserve(src int32, n int) {
 		t.grow(src)
 	}
 	t.more[src] = fluid.Grow(t.more[src], n)
+}
+
+// prefetch asks for src's flat slot (engine.Prefetch).
+func (t *pairTable[V]) prefetch(src int32) {
+	if uint(src) < uint(len(t.first)) {
+		engine.Prefetch(unsafe.Pointer(&t.first[src]))
+	}
+}
+
+// peek is the state of the pair (src, dst) when it is in src's flat slot, else nil; it
+// changes nothing (get moves pairs between the slot and the lists).
+func (t *pairTable[V]) peek(src, dst int32) *V {
+	if uint(src) < uint(len(t.first)) && t.first[src].dst == dst {
+		return &t.first[src].st
+	}
+	return nil
 }
 
 // grow makes room for sources up to src.

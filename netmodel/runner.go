@@ -76,6 +76,8 @@ type Simulator struct {
 	ideal *fluid.Network
 	ccnet *ccfluid.Network
 	hid   engine.HandlerID
+	// tableBytes is the size of the network's link tables (LookAheadBytes).
+	tableBytes int64
 
 	runs     []dagRun
 	freeRuns []RunID // finished runs' slots, reused so memory follows the runs in progress
@@ -367,6 +369,8 @@ func NewSimulator(s *engine.Scheduler, fab *Fabric, opt Options) *Simulator {
 	m.ideal = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true, Transport: opt.Transport})
 	m.net = m.ideal
 	m.hid = s.Register(m)
+	m.tableBytes = m.ideal.LinkTableBytes()
+	m.SetLookAhead(m.tableBytes >= LookAheadBytes)
 	return m
 }
 
@@ -381,7 +385,30 @@ func NewCCSimulator(s *engine.Scheduler, fab *Fabric, cfg ccfluid.Config, pfc cc
 	}
 	m.ccnet, m.net = n, n
 	m.hid = s.Register(m)
+	m.tableBytes = n.LinkTableBytes()
+	m.SetLookAhead(m.tableBytes >= LookAheadBytes)
 	return m, nil
+}
+
+// LookAheadBytes is the size of a network model's link tables from which a new Simulator has
+// its scheduler look ahead (engine.Scheduler.LookAhead): the network and the simulator ask for
+// the records the next event will read while the one before runs. Below it the tables stay
+// in the processor's caches and the look costs more than it saves; measured side by side
+// (docs/performance.md, "Looking one event ahead"): the 16,384-GPU data-parallel all-reduce
+// with ideal sharing (8 MiB of links) and the 4,096-GPU one under DCQCN (13 MiB) gain, the
+// 1,024-GPU all-to-all under DCQCN (3.3 MiB) and the 9,216-GPU MoE workload with ideal sharing
+// (5.5 MiB) neither gain nor lose, the 4,096-GPU all-reduce with ideal sharing (1.5 MiB), the
+// 1,024-GPU ring (0.4 MiB) and the 128-GPU ring under DCQCN (0.8 MiB) lose 6–7%.
+const LookAheadBytes = 4 << 20
+
+// SetLookAhead turns looking ahead on or off (a new Simulator chooses by LookAheadBytes). The
+// results are the same either way, byte for byte: only the time to reach them changes.
+func (m *Simulator) SetLookAhead(on bool) { m.s.LookAhead(on) }
+
+// LookingAhead reports whether the scheduler looks ahead, and the size of the network's link
+// tables the choice weighed.
+func (m *Simulator) LookingAhead() (on bool, linkTableBytes int64) {
+	return m.s.LookingAhead(), m.tableBytes
 }
 
 // flowNetwork is what the simulator needs of a network model besides starting flows (which
@@ -707,6 +734,42 @@ func (r *dagRun) server(endpoint int32) int {
 		return int(endpoint) - r.coll.TotalGPUs
 	}
 	return int(endpoint) / r.coll.GPUsPerServer
+}
+
+var _ engine.Prefetcher = (*Simulator)(nil)
+
+// Prefetch asks for what a release event's start will read (engine.Prefetcher), two deep
+// along the event's release queue, whose flows start in turn: for the flow after it, the pair
+// record (its source's flat slot in the pair table, where a ring's rank finds its one peer);
+// for its own, asked for that way one release before, the links of the pair's path when the
+// pair has one short path (a rail's ring), read from that record.
+func (m *Simulator) Prefetch(target int32, arg int64) {
+	if target != releaseTarget {
+		return
+	}
+	q := &m.released[arg]
+	if q.n == 0 {
+		return
+	}
+	g := m.fab.gpus
+	if q.n > 1 {
+		if next := &q.buf[(q.head+1)&(len(q.buf)-1)]; uint(next.src) < uint(len(g)) {
+			m.pairs.prefetch(g[next.src])
+		}
+	}
+	rel := &q.buf[q.head]
+	if uint(rel.src) >= uint(len(g)) || uint(rel.dst) >= uint(len(g)) {
+		return
+	}
+	ps := m.pairs.peek(g[rel.src], g[rel.dst])
+	if ps == nil || !ps.known || ps.n < 0 || ps.n > shortPath {
+		return
+	}
+	if m.ideal != nil {
+		m.ideal.PrefetchLinks(ps.short[:ps.n])
+	} else {
+		m.ccnet.PrefetchLinks(ps.short[:ps.n])
+	}
 }
 
 // HandleEvent starts a released flow.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"unsafe"
 
 	"simd/cc"
 	"simd/engine"
@@ -421,6 +422,44 @@ type Network struct {
 type handler struct{ n *Network }
 
 func (h handler) HandleEvent(s *engine.Scheduler, ev engine.Event) { h.n.handle(ev) }
+
+var _ engine.Prefetcher = handler{}
+
+// PrefetchLinks asks for the first line of the records of path's links (engine.Prefetch): a
+// flow about to start on it.
+func (n *Network) PrefetchLinks(path []int32) {
+	engine.PrefetchEach(unsafe.Pointer(unsafe.SliceData(n.links)), unsafe.Sizeof(link{}), path)
+}
+
+// LinkTableBytes is the size of the network's tables indexed by directed link: what its
+// events read at random in a large fabric, as the caller weighs whether looking ahead
+// (engine.Scheduler.LookAhead) pays.
+func (n *Network) LinkTableBytes() int64 {
+	return tableBytes(n.links) + tableBytes(n.needs) + tableBytes(n.feedAt) + tableBytes(n.wcache) +
+		tableBytes(n.wdue) + tableBytes(n.kin) + tableBytes(n.lastSent) + tableBytes(n.lastNext) +
+		tableBytes(n.ackDiv) + tableBytes(n.curve) + tableBytes(n.curveAt) + tableBytes(n.dcqcnOf) +
+		tableBytes(n.weights) + tableBytes(n.starts) + tableBytes(n.pfcArr) + tableBytes(n.nics)
+}
+
+// tableBytes is the size of s's elements.
+func tableBytes[T any](s []T) int64 {
+	var z T
+	return int64(len(s)) * int64(unsafe.Sizeof(z))
+}
+
+// Prefetch asks for the record an event of the network will read first (engine.Prefetcher): a
+// flow's for its events, a link's for its queue's. Every event begins with a miss on one of
+// them in a large fabric (the flow's generation, the link's queue), and most of the event reads
+// the rest of the record.
+func (h handler) Prefetch(target int32, arg int64) {
+	n := h.n
+	switch arg & 0xff {
+	case evSent, evCC, evCNP, evOpen, evAck, evRound:
+		engine.PrefetchSpan(unsafe.Pointer(&n.flows[target]), unsafe.Sizeof(flow{}))
+	case evEmpty, evWindow, evMarkerOut, evMark:
+		engine.PrefetchSpan(unsafe.Pointer(&n.links[target]), unsafe.Sizeof(link{}))
+	}
+}
 
 // New returns a congestion-controlled network over g, scheduled by s, reporting flows to obs
 // and PFC frames to pfc (either may be nil).

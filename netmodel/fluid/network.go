@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"simd/engine"
 	"simd/topo/route"
@@ -282,6 +283,40 @@ func (h handler) HandleEvent(s *engine.Scheduler, ev engine.Event) {
 		n.arrive(ev.Target, ev.At)
 	case evRecompute:
 		n.recompute()
+	}
+}
+
+// LinkTableBytes is the size of the network's table of directed links: what its events read
+// at random in a large fabric, as the caller weighs whether looking ahead
+// (engine.Scheduler.LookAhead) pays.
+func (n *Network) LinkTableBytes() int64 {
+	return int64(len(n.links)) * int64(unsafe.Sizeof(linkState{}))
+}
+
+var _ engine.Prefetcher = handler{}
+
+// PrefetchLinks asks for the records of path's links (engine.Prefetch): a flow about to start
+// on it.
+func (n *Network) PrefetchLinks(path []int32) {
+	engine.PrefetchEach(unsafe.Pointer(unsafe.SliceData(n.links)), unsafe.Sizeof(linkState{}), path)
+}
+
+// Prefetch asks for what the network's event of target and arg will read (engine.Prefetcher):
+// for a "sent" event the flow's records and its path's links (the path's offset and length
+// are in arg, and the path in the arena, which the flows in flight keep in the cache), for an
+// arrival the flow's record. Sending is where a flow first touches its links again since its
+// start: in a fabric of 16,384 GPUs most of the time of a send was waiting for them.
+func (h handler) Prefetch(target int32, arg int64) {
+	n := h.n
+	switch arg & 3 {
+	case evSent:
+		a := uint64(arg)
+		off, hops := int32(a>>33), int32(a>>2)&math.MaxInt32
+		engine.Prefetch(unsafe.Pointer(&n.flows[target]))
+		engine.Prefetch(unsafe.Pointer(&n.hot[target]))
+		n.PrefetchLinks(n.arena[off : off+hops])
+	case evArrive:
+		engine.Prefetch(unsafe.Pointer(&n.flows[target]))
 	}
 }
 
