@@ -125,6 +125,14 @@ func (a *Attachments) simulator(conf *configs.SimAIConf, confPath string, fab *n
 			"some switches; SimAI's ns-3 never pauses them (its threshold wraps around), and neither does simd",
 			zap.Int("switches", k), zap.Int64("buffer_bytes", conf.BufferSizeBytes))
 	}
+	switch opt.LookAhead {
+	case LookAheadOn:
+		sim.SetLookAhead(true)
+	case LookAheadOff:
+		sim.SetLookAhead(false)
+	}
+	on, bytes := sim.LookingAhead()
+	orNop(log).Debug("look ahead", zap.Bool("on", on), zap.Int64("link_table_bytes", bytes))
 	sim.SetIssueInOrder(!opt.ChunksOnArrival)
 	// Only a NIC port that serves its queue pairs in turn reads the order they were made in.
 	sim.SetStartMailbox(sim.CCNetwork() != nil && !opt.NICFairShare && !opt.StartInIssueOrder)

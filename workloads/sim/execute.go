@@ -110,6 +110,7 @@ type EventRequest struct {
 	EPDispatch      string            // nccl, deepep or fast (-ep-dispatch)
 	DispatchModel   moe.DispatchModel // the -moe-* token model
 	Threads         int               // -threads (UseSecondCore)
+	LookAhead       string            // -lookahead: auto, on or off (ParseLookAhead; "" is auto)
 	ProtocolRules                     // -completion, -pacing, ... (SimAI's where "")
 	QPsPerConn      int               // -qps-per-conn; 0: NCCL_IB_QPS_PER_CONNECTION, else 1
 	Seed            uint64            // -seed
@@ -283,6 +284,9 @@ func (r *Request) eventOptions(trace bool) (EventOptions, error) {
 	if err = e.ProtocolRules.apply(&opt); err != nil {
 		return opt, err
 	}
+	if opt.LookAhead, err = ParseLookAhead(e.LookAhead); err != nil {
+		return opt, err
+	}
 	lookup := e.LookupEnv
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -394,6 +398,28 @@ func ParseNICSharing(s string) (fair bool, err error) {
 // comes near a pause); it returns EventOptions.BoundedPFCChecks.
 func ParsePFCChecks(c string) (bounded bool, err error) {
 	return parseChoice("-pfc-checks", c, "exact", "bounded")
+}
+
+// LookAheadMode is whether an event run's scheduler looks one event ahead (EventOptions.LookAhead).
+type LookAheadMode uint8
+
+const (
+	LookAheadAuto LookAheadMode = iota // by the size of the network's link tables
+	LookAheadOn
+	LookAheadOff
+)
+
+// ParseLookAhead reads -lookahead: "auto" (the default, also ""), "on" or "off".
+func ParseLookAhead(v string) (LookAheadMode, error) {
+	switch v {
+	case "", "auto":
+		return LookAheadAuto, nil
+	case "on":
+		return LookAheadOn, nil
+	case "off":
+		return LookAheadOff, nil
+	}
+	return 0, BadInputf("-lookahead %q: expected auto, on or off", v)
 }
 
 // AckWaitRule is what an ACK that has waited behind a data packet waits for at each later link

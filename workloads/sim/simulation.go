@@ -114,6 +114,11 @@ type EventOptions struct {
 	// occupancies comes near a pause, instead of whenever one of its queues changes
 	// (ParsePFCChecks, ccfluid.Config.BoundedPFCChecks).
 	BoundedPFCChecks bool
+	// LookAhead says whether the scheduler looks one event ahead, the network asking for the
+	// records the next event will read while the one before runs (ParseLookAhead,
+	// netmodel.Simulator.SetLookAhead): LookAheadAuto (by the size of the network's link
+	// tables, netmodel.LookAheadBytes), LookAheadOn or LookAheadOff. The results are the same.
+	LookAhead LookAheadMode
 	// MaxEvents stops the run cleanly after that many events (0: no limit); the result is
 	// then incomplete and Result.Stopped is an EventLimitError.
 	MaxEvents uint64
