@@ -153,7 +153,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []flagtable.Group) {
 						return nil
 					})
 				}},
-			{Names: []string{"-lookahead"}, Arg: "WHEN", Usage: "whether the event loop asks for the records of the next event while the one before runs, which pays where the network's tables outgrow the processor's caches: auto (when its link tables are 4 MiB or more), on or off; the outputs are the same byte for byte", Default: "auto", Define: str(&e.LookAhead)},
+			{Names: []string{"-lookahead"}, Arg: "WHEN", Usage: "whether the event loop asks for the records of the next event while the one before runs, which pays where the network's tables outgrow the processor's caches: auto (when its link tables are 6 MiB or more), on or off; the outputs are the same byte for byte", Default: "auto", Define: str(&e.LookAhead)},
 			{Names: []string{"-qps-per-conn"}, Arg: "N", Usage: "QPs each flow between servers is split into (NCCL_IB_QPS_PER_CONNECTION with NCCL_IB_SPLIT_DATA_ON_QPS=1): each QP has its own ECMP hash, and a flow's QPs take a multi-port NIC's ports in turn; 1 is SimAI's one QP per flow", Default: "NCCL_IB_QPS_PER_CONNECTION, else 1",
 				Define: func(n, u string) {
 					fs.Func(n, u, func(v string) error {
