@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // chain is a handler that keeps the queue at a constant size: every event schedules its
@@ -16,6 +17,17 @@ type chain struct{ id HandlerID }
 
 func (c *chain) HandleEvent(s *Scheduler, ev Event) {
 	s.After(Time(1+ev.Arg%13), c.id, ev.Target, (ev.Arg*7+3)%1000003)
+}
+
+// hintedChain is chain with a Prefetcher: it asks for the cache line its next event's target
+// indexes.
+type hintedChain struct {
+	chain
+	table [1024]int64
+}
+
+func (c *hintedChain) Prefetch(target int32, arg int64) {
+	Prefetch(unsafe.Pointer(&c.table[uint32(target)%1024]))
 }
 
 // TestSteadyStateAllocs checks that once the tables have grown, scheduling and dispatching
@@ -59,6 +71,18 @@ func TestSteadyStateAllocs(t *testing.T) {
 				}
 				for range 500 {
 					s.AfterFunc(0, f)
+				}
+				return func() uint64 { return s.RunUntil(s.Now() + 20) }
+			},
+		},
+		{
+			name: "At/After dispatch, looking ahead",
+			setup: func(s *Scheduler) func() uint64 {
+				c := &hintedChain{}
+				c.id = s.Register(c)
+				s.LookAhead(true)
+				for i := range 1000 {
+					s.At(Time(i%17), c.id, int32(i), int64(i))
 				}
 				return func() uint64 { return s.RunUntil(s.Now() + 20) }
 			},
