@@ -30,7 +30,11 @@ func (n *Network) Check() error {
 			if math.IsNaN(r) || math.IsInf(r, 0) || r < 0 {
 				return fmt.Errorf("fluid: flow %d has rate %v", e.f, r)
 			}
-			load[l] += r
+			if w := n.hot[e.f].w; w == 0 {
+				return fmt.Errorf("fluid: flow %d is on link %d but stands for no flow", e.f, l)
+			} else {
+				load[l] += float64(r * float64(w))
+			}
 			top[l] = max(top[l], r)
 		}
 		if load[l] > n.links[l].capa*(1+Tol) {
@@ -41,7 +45,7 @@ func (n *Network) Check() error {
 	clear(cnt)
 	for id := range n.hot {
 		f := &n.hot[id]
-		if f.state != stateActive || f.hops == 0 {
+		if (f.state != stateActive && f.state != stateBundle) || f.hops == 0 {
 			continue
 		}
 		bn := f.bn

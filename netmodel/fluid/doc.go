@@ -136,6 +136,37 @@
 // lists the flows on a link, which is how the DAG runner finds the flows a failure must move.
 // Nothing on the hot path pays for any of it.
 //
+// # Bundles
+//
+// With Options.Bundles (the event mode's default, `simd -same-path bundled`) the flows in
+// flight on one path are one bundle (bundle.go). Flows of one path cross the same links, so
+// the max-min allocation gives them one rate, and the solver need not tell them apart: the
+// bundle is one entry on each link, which the solver counts as its w members (solve's counts,
+// take: the bundle's share is the link's residual over the count, as for w flows). Its members
+// share its rate, so they progress alike, as the jobs of a processor-sharing queue: the bundle
+// keeps a clock of the bits each member has sent since it began, and each member the clock's
+// value at which it is done (its finish, fixed when it joins: the clock then plus its bits).
+// One timer, for the first finish, is the bundle's; a rate change moves it alone. A flow joins
+// when it starts on the path of a flow (or a bundle) among the last 4 entries of its first
+// link: a GPU's NVLink port carries the flows to one next GPU, a NIC port a few paths, an
+// all-to-all's port a thousand, which would cost a longer look at every start. A flow on its
+// own that another joins becomes a member of a new bundle, which takes its place on the links;
+// when the timer fires, every member whose finish the clock has reached is sent (at the rate it
+// had until then, as its own timer would have fired at that picosecond), the bundle's weight
+// falls by that many and its rate is solved again with the instant's other changes; a bundle
+// whose last member is sent leaves its links. A member moved by Reroute leaves its bundle and
+// goes on on its own. Bundles are of at most 255 members (flowHot.w); the 256th starts on its
+// own. Not with TrackBottlenecks, whose observer is told each flow's bytes.
+//
+// The rates are the flows' apart, and so are the times but for rounding: a member's bits left
+// are its finish less the clock, not its own count brought down at each change of rate, and a
+// link's load sums a bundle's rate times its weight, so a completion can move by a
+// picosecond. A ring all-reduce that runs without send latency amplifies such differences
+// (docs/performance.md, "Flows of one path": a relative 10⁻¹² on the links' capacities moves
+// its iteration by 1% on 512 GPUs), and there bundled and apart runs differ as much; with
+// SimAI's send latency the 128-GPU ring gives the same fct.txt. Stats.Bundled counts the flows
+// started into a bundle.
+//
 // # Options
 //
 // Options.TrackBottlenecks attributes every byte sent to the link that was its flow's bottleneck
@@ -224,8 +255,9 @@
 // and runs Check, then compares every start, send and arrival time with a simulation driven by
 // that reference solver (within 4 ps: the two reach the same rates through different sums,
 // which can move a rounded-up completion by a picosecond); the same with random reroutes, whose
-// reference moves the flows under the same rules and also checks every link's bytes; closed
-// forms of reroutes; determinism (identical event and rate logs); zero allocations in steady
+// reference moves the flows under the same rules and also checks every link's bytes; both of
+// them again with bundles, on scenarios whose flows often share a path, members moving among
+// them; closed forms of reroutes and of a bundle; determinism (identical event and rate logs); zero allocations in steady
 // state. Build with -tags invariants to run Check after
 // every recompute inside the package.
 package fluid

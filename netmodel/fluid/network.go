@@ -53,6 +53,13 @@ type Options struct {
 	// after its last byte left the sender, plus the delay given to Start. The zero value is a
 	// pure fluid.
 	Transport Transport
+	// Bundles puts a flow that starts on the path of a flow in flight into one bundle with
+	// it (bundle.go): max-min fairness gives flows of one path one rate, so the solver sees
+	// the bundle as one flow that counts as its members, and one timer, for the member that
+	// finishes first, follows their common progress (processor sharing). The rates are
+	// those of the flows apart, up to rounding. Ignored with TrackBottlenecks, whose
+	// observer is told each flow's bytes.
+	Bundles bool
 }
 
 // Tol is the relative tolerance of every floating-point comparison of rates and loads: a link
@@ -86,6 +93,7 @@ type Stats struct {
 	RecomputesByLinks  [SizeClasses]uint64
 	RegionFlowsByLinks [SizeClasses]uint64
 	Rerated            uint64 // flows whose rate changed in a recompute (remaining bytes updated, timer moved)
+	Bundled            uint64 // flows started into a bundle (Options.Bundles)
 
 	Events uint64 // engine events handled by the network (recomputes, sends, arrivals)
 
@@ -115,9 +123,11 @@ func sentArg(off, hops int32) int64 {
 
 // Flow states.
 const (
-	stateFree uint8 = iota
-	stateActive
+	stateFree   uint8 = iota
+	stateActive       // transmitting, on the links of its path
 	stateSent
+	stateMember // transmitting in a bundle (bundle.go): its bundle is on the links for it
+	stateBundle // a bundle of flows of one path: on the links, no caller's flow (bundle.go)
 )
 
 // flowHot is the part of a flow the solver reads: 32 bytes, two flows per cache line.
@@ -135,10 +145,13 @@ type flowHot struct {
 	// counts it there while that link's record is in the cache, and apply, which sets bn, or
 	// the join that clears the mark, settles it. Cleared by apply.
 	alone bool
-	// room is the capacity of the arena chunk at off (a chunk of more than 65,535 links counts
-	// as 65,535: only paths that fit that reuse it). Kept here because Start reads it: in
+	// room is the capacity of the arena chunk at off (a chunk of more than 255 links counts
+	// as 255: only paths that fit that reuse it). Kept here because Start reads it: in
 	// a record Start only writes it would cost a load that misses on every flow.
-	room uint16
+	room uint8
+	// w is how many flows the record stands for on its links, each at rate: 1 for a flow of
+	// its own (stateActive), its members for a bundle (stateBundle), 0 off the links.
+	w uint8
 }
 
 // flow is the rest of a flow besides flowHot, what re-rating and sending it read first: one
@@ -157,6 +170,9 @@ type flow struct {
 	// capacity, the lowest id among equals. Read only when another flow joins its path
 	// before its first rate, or when it moves.
 	loneBn int32
+	// bund is, for a member of a bundle, the bundle's slot, and for a bundle its entry of
+	// Network.bundles (bundle.go).
+	bund int32
 }
 
 // freshFlow is a flow of Network.fresh with what join found: when the flow is alone on its
@@ -262,6 +278,10 @@ type Network struct {
 	wireOf int64 // the size of the last flow sent, whose Transport.Wire is wire
 	wire   float64
 
+	bundles    []bundle     // by flow.bund of a bundle's slot (bundle.go)
+	bundleFree []int32      // entries of bundles to reuse
+	due        []sentMember // memberSent's scratch
+
 	chkLoad, chkMax []float64 // Check scratch
 	chkCnt          []int32
 
@@ -350,6 +370,7 @@ func NewWithOptions(s *engine.Scheduler, g *route.Graph, obs Observer, opt Optio
 	}
 	if opt.TrackBottlenecks {
 		n.bobs, _ = obs.(BottleneckObserver)
+		n.opt.Bundles = false // the observer is told each flow's bytes
 	}
 	n.h = s.Register(handler{n})
 	return n
@@ -374,20 +395,17 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 		panic("fluid: Start with negative delay " + delay.String())
 	}
 	n.checkPath("Start", path)
-	var id int32
-	if k := len(n.free); k > 0 {
-		id = n.free[k-1]
-		n.free = n.free[:k-1]
-	} else {
-		id = int32(len(n.flows))
-		n.flows = append(n.flows, flow{})
-		n.hot = append(n.hot, flowHot{bn: -1})
-		if n.opt.TrackBottlenecks {
-			n.segAt = append(n.segAt, 0)
-		}
+	h := int32(len(path))
+	b := int32(-1)
+	if n.opt.Bundles && h > 0 {
+		b = n.bundleFor(path)
+	}
+	id := n.newSlot()
+	if b >= 0 {
+		n.joinBundle(b, id, bytes, delay, tag)
+		return FlowID(id)
 	}
 	f, fh := &n.flows[id], &n.hot[id]
-	h := int32(len(path))
 	if h > int32(fh.room) {
 		n.newChunk(fh, h)
 	}
@@ -398,7 +416,7 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	}
 	f.bytes, f.tag, f.delay = bytes, tag, delay
 	f.timer = engine.Timer{}
-	fh.rate, fh.hops, fh.bn, fh.state = 0, h, -1, stateActive
+	fh.rate, fh.hops, fh.bn, fh.state, fh.w = 0, h, -1, stateActive, 1
 	off := fh.off
 	copy(n.arena[off:off+h], path)
 	s, bn := n.join(id, off, path)
@@ -415,10 +433,26 @@ func (n *Network) Start(path []int32, bytes int64, delay engine.Time, tag int64)
 	return FlowID(id)
 }
 
+// newSlot takes a flow slot off the free list, or adds one.
+func (n *Network) newSlot() int32 {
+	if k := len(n.free); k > 0 {
+		id := n.free[k-1]
+		n.free = n.free[:k-1]
+		return id
+	}
+	id := int32(len(n.flows))
+	n.flows = append(n.flows, flow{})
+	n.hot = append(n.hot, flowHot{bn: -1})
+	if n.opt.TrackBottlenecks {
+		n.segAt = append(n.segAt, 0)
+	}
+	return id
+}
+
 // newChunk gives flow fh a new arena chunk for a path of h links.
 func (n *Network) newChunk(fh *flowHot, h int32) {
 	room := max(h, 8)
-	fh.off, fh.room = int32(len(n.arena)), uint16(min(room, math.MaxUint16))
+	fh.off, fh.room = int32(len(n.arena)), uint8(min(room, math.MaxUint8))
 	for range room {
 		n.arena = append(n.arena, 0)
 		n.apos = append(n.apos, 0)
@@ -518,6 +552,10 @@ func (n *Network) sent(id, off, hops int32) {
 		}
 	}
 	f, fh := &n.flows[id], &n.hot[id]
+	if fh.state == stateBundle {
+		n.memberSent(id, off, hops, tailed)
+		return
+	}
 	if checkInvariants && (off != fh.off || hops != fh.hops) {
 		panic("fluid: a sent event names another path than its flow's")
 	}
@@ -536,8 +574,16 @@ func (n *Network) sent(id, off, hops int32) {
 	if f.bytes != n.wireOf {
 		n.wireOf, n.wire = f.bytes, float64(n.opt.Transport.Wire(f.bytes))
 	}
-	wire := n.wire
-	fh.rate, fh.bn, fh.state = 0, -1, stateSent
+	fh.rate, fh.bn, fh.state, fh.w = 0, -1, stateSent, 0
+	n.leave(off, hops, n.wire)
+	n.active--
+	n.stats.Sent++
+	n.reportSent(id, done, now)
+}
+
+// leave takes the flow or bundle whose path is arena[off : off+hops] off its links, which
+// carried wire bytes of a flow that was sent.
+func (n *Network) leave(off, hops int32, wire float64) {
 	for k := range hops {
 		l := n.arena[off+k]
 		p := n.apos[off+k]
@@ -558,8 +604,11 @@ func (n *Network) sent(id, off, hops int32) {
 	if hops > 0 {
 		n.wake()
 	}
-	n.active--
-	n.stats.Sent++
+}
+
+// reportSent tells the observer that flow id was sent now and schedules its arrival at done.
+func (n *Network) reportSent(id int32, done, now engine.Time) {
+	f := &n.flows[id]
 	if n.opt.ArrivalAtSend {
 		f.timer = engine.Timer{}
 		n.obs.FlowSent(FlowID(id), now)
@@ -631,15 +680,15 @@ func sendDelay(rem, rate float64) engine.Time {
 func (n *Network) Tag(f FlowID) int64 { return n.flows[f].tag }
 
 // Rate is flow f's current rate in bits/s: 0 before its first recompute and once sent.
-func (n *Network) Rate(f FlowID) float64 { return n.hot[f].rate }
+func (n *Network) Rate(f FlowID) float64 { return n.hot[n.carrier(int32(f))].rate }
 
 // Bottleneck is the directed link that limits flow f now: a saturated link of its path on
 // which no flow is faster. -1 before its first recompute and once sent.
-func (n *Network) Bottleneck(f FlowID) int32 { return n.hot[f].bn }
+func (n *Network) Bottleneck(f FlowID) int32 { return n.hot[n.carrier(int32(f))].bn }
 
 // Path is flow f's path. The slice aliases the network's storage: do not modify or keep it.
 func (n *Network) Path(f FlowID) []int32 {
-	fh := &n.hot[f]
+	fh := &n.hot[n.carrier(int32(f))]
 	return n.arena[fh.off : fh.off+fh.hops : fh.off+fh.hops]
 }
 
@@ -653,6 +702,9 @@ func (n *Network) StartTime(f FlowID) engine.Time { return n.flows[f].start }
 // Options.Transport, bytes on the wire: headers included).
 func (n *Network) Remaining(f FlowID) float64 {
 	fl, fh := &n.flows[f], &n.hot[f]
+	if fh.state == stateMember {
+		return n.memberRem(int32(f), n.s.Now()) / 8
+	}
 	if fh.state != stateActive {
 		return 0
 	}
@@ -698,6 +750,8 @@ func (n *Network) InFlightProgressWeighted(weight func(tag int64) float64) float
 			fl := &n.flows[i]
 			rem := fl.rem - float64(fh.rate*float64(now-fl.at))/1e12
 			part = 1 - max(rem, 0)/(float64(n.opt.Transport.Wire(fl.bytes))*8)
+		case stateMember:
+			part = 1 - n.memberRem(int32(i), now)/(float64(n.opt.Transport.Wire(n.flows[i].bytes))*8)
 		case stateSent:
 			part = 1
 		default:
@@ -721,13 +775,20 @@ func (n *Network) InFlight() int { return n.inflight }
 func (n *Network) LinkLoad(l int32) float64 {
 	sum := 0.0
 	for _, e := range n.links[l].on {
-		sum += n.hot[e.f].rate
+		fh := &n.hot[e.f]
+		sum += float64(fh.rate * float64(fh.w))
 	}
 	return sum
 }
 
 // LinkFlows is the number of flows transmitting on directed link l.
-func (n *Network) LinkFlows(l int32) int { return len(n.links[l].on) }
+func (n *Network) LinkFlows(l int32) int {
+	k := 0
+	for _, e := range n.links[l].on {
+		k += int(n.hot[e.f].w)
+	}
+	return k
+}
 
 // LinkBytes is the number of bytes directed link l has carried up to now (fractional: the
 // transmitting flows contribute what they have sent so far). O(flows on l); the running total
@@ -741,6 +802,14 @@ func (n *Network) LinkBytesAt(l int32, t engine.Time) float64 {
 	sum := n.links[l].sent
 	now := t
 	for _, e := range n.links[l].on {
+		if n.hot[e.f].state == stateBundle {
+			b := &n.bundles[n.flows[e.f].bund]
+			for _, m := range b.fin[b.head:] {
+				rem := n.memberRem(m.id, now)
+				sum += float64(n.opt.Transport.Wire(n.flows[m.id].bytes)) - float64(rem/8)
+			}
+			continue
+		}
 		f := &n.flows[e.f]
 		rem := f.rem - float64(n.hot[e.f].rate*float64(now-f.at))/1e12
 		sum += float64(n.opt.Transport.Wire(f.bytes)) - float64(max(rem, 0)/8)

@@ -212,6 +212,10 @@ func runScenario(sc scenario, check func(n *Network)) (*driver, *Network) {
 	return d, n
 }
 
+// scenarioOptions are the options of the networks newScenarioRun builds (the defaults unless a
+// test sets them).
+var scenarioOptions Options
+
 // newScenarioRun prepares sc on a fresh scheduler and network: a driver that starts every
 // flow when its parent arrives, with the roots scheduled at their times.
 func newScenarioRun(sc scenario) (*engine.Scheduler, *driver, *Network) {
@@ -222,7 +226,7 @@ func newScenarioRun(sc scenario) (*engine.Scheduler, *driver, *Network) {
 			d.children[sp.parent] = append(d.children[sp.parent], i)
 		}
 	}
-	n := New(s, sc.g, d)
+	n := NewWithOptions(s, sc.g, d, scenarioOptions)
 	d.n = n
 	for i, sp := range sc.specs {
 		if sp.parent < 0 {
@@ -256,7 +260,7 @@ func referenceRates(n *Network, capa []float64) error {
 	var ids []FlowID
 	var paths [][]int32
 	for id := range n.hot {
-		if n.hot[id].state == stateActive {
+		if st := n.hot[id].state; st == stateActive || st == stateMember {
 			ids = append(ids, FlowID(id))
 			paths = append(paths, append([]int32(nil), n.Path(FlowID(id))...))
 		}

@@ -29,7 +29,7 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 		panic("fluid: Reroute of flow " + strconv.Itoa(int(id)) + ", which is not in flight")
 	}
 	fh := &n.hot[id]
-	if fh.state != stateActive || fh.hops == 0 {
+	if (fh.state != stateActive && fh.state != stateMember) || (fh.state == stateActive && fh.hops == 0) {
 		return
 	}
 	if len(path) == 0 {
@@ -41,6 +41,12 @@ func (n *Network) Reroute(f FlowID, path []int32, delay engine.Time) {
 	n.checkPath("Reroute", path)
 	now := n.s.Now()
 	fl := &n.flows[id]
+	if fh.state == stateMember {
+		// Out of its bundle (which charges its links with what the flow sent over them) and
+		// on its own, off every link, as if its old path were empty.
+		fl.rem, fl.at = n.leaveBundle(id, now), now
+		fh.state, fh.w, fh.rate, fh.bn, fh.hops = stateActive, 1, 0, -1, 0
+	}
 	if n.opt.TrackBottlenecks {
 		n.closeSegment(id, now)
 	}
@@ -123,6 +129,13 @@ func (n *Network) refresh(id int32, rate float64, bn int32) bool {
 // and returns it: the flows a failure of the link must move. O(flows on l).
 func (n *Network) LinkFlowIDs(l int32, buf []FlowID) []FlowID {
 	for _, e := range n.links[l].on {
+		if n.hot[e.f].state == stateBundle {
+			b := &n.bundles[n.flows[e.f].bund]
+			for _, m := range b.fin[b.head:] {
+				buf = append(buf, FlowID(m.id))
+			}
+			continue
+		}
 		buf = append(buf, FlowID(e.f))
 	}
 	return buf

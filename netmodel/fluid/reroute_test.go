@@ -404,6 +404,15 @@ func TestRerouteAgainstReference(t *testing.T) {
 			allMoves = append(allMoves, withMoves(rng, sc, func(i int) []int32 { return reroute(i, rng) }))
 		}
 	}
+	moved := rerouteAgainstReference(t, scs, allMoves)
+	if moved < 200 {
+		t.Errorf("only %d flows were moved while transmitting", moved)
+	}
+}
+
+// rerouteAgainstReference runs TestRerouteAgainstReference's checks on the scenarios scs with
+// the moves allMoves (by scenario) and returns how many flows moved while transmitting.
+func rerouteAgainstReference(t *testing.T, scs []scenario, allMoves [][]move) int {
 	var worst engine.Time
 	moved := 0
 	for k, sc := range scs {
@@ -438,10 +447,8 @@ func TestRerouteAgainstReference(t *testing.T) {
 			moved += int(st.Rerouted)
 		})
 	}
-	if moved < 200 {
-		t.Errorf("only %d flows were moved while transmitting", moved)
-	}
 	t.Logf("%d moves; largest difference from the reference times: %d ps", moved, worst)
+	return moved
 }
 
 // fabricScenarioRoutes is fabricScenario that also returns, for a flow, another route between

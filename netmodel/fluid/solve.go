@@ -36,7 +36,7 @@ func (n *Network) recompute() {
 	}
 	if n.fullSolve {
 		for id := range n.hot {
-			if n.hot[id].state == stateActive && n.hot[id].hops > 0 {
+			if st := n.hot[id].state; (st == stateActive || st == stateBundle) && n.hot[id].hops > 0 {
 				n.addFlow(int32(id))
 			}
 		}
@@ -111,6 +111,17 @@ func (n *Network) addFresh(e freshFlow) {
 	f := &n.hot[id]
 	if f.mark == n.epoch {
 		return
+	}
+	if e.bn == regroupBn {
+		// A bundle whose members changed (regroup), unless its last one has gone since and
+		// the slot holds something else now.
+		if f.state == stateBundle {
+			n.addFlow(id)
+		}
+		return
+	}
+	if f.state == stateMember {
+		return // started on its own, then bundled: its bundle is in the list too (regroup)
 	}
 	if !f.alone {
 		n.addFlow(id)
@@ -248,11 +259,11 @@ func (n *Network) solve() {
 		for _, e := range n.links[r.link].on {
 			f := &n.hot[e.f]
 			if f.mark == ep {
-				cnt++
+				cnt += int32(f.w)
 				continue
 			}
 			outCnt++
-			outLoad += f.rate
+			outLoad += float64(f.rate * float64(f.w))
 			if f.rate > outMax {
 				outMax = f.rate
 			}
@@ -269,27 +280,30 @@ func (n *Network) solve() {
 		r.outLoad, r.outMax, r.outBnMin = outLoad, outMax, outBnMin
 		r.regLoad, r.regMax = 0, 0
 	}
-	// A flow that is the only unfixed region flow on every link of its path does not interact
-	// with any other: progressive filling would fix it at the smallest residual of its path
-	// (ties to the lowest link id, as the heap orders them), whenever that link reached the
-	// top. Fixing it here leaves its links out of the heap — in a synchronised collective step
-	// thousands of flows start at once on disjoint paths, and the heap would cost
-	// O(links·log links) for what is a minimum over each path.
+	// A flow (or bundle) that is the only unfixed region flow on every link of its path does
+	// not interact with any other: progressive filling would fix it at the smallest share of
+	// its path (ties to the lowest link id, as the heap orders them), whenever that link
+	// reached the top. Fixing it here leaves its links out of the heap — in a synchronised
+	// collective step thousands of flows start at once on disjoint paths, and the heap would
+	// cost O(links·log links) for what is a minimum over each path.
 	for k, id := range n.region {
 		if n.rBn[k] >= 0 {
 			continue
 		}
 		f := &n.hot[id]
 		path := n.arena[f.off : f.off+f.hops]
+		w := int32(f.w)
 		alone, s, bn := true, math.Inf(1), int32(-1)
 		for _, m := range path {
 			q := &n.rl[n.links[m].idx]
-			if !q.solve || q.cnt != 1 {
+			if !q.solve || q.cnt != w {
 				alone = false
 				break
 			}
-			if q.resid < s || (q.resid == s && m < bn) {
-				s, bn = q.resid, m
+			// The share the heap would key the link on (resid/cnt), so that a bundle's
+			// minimum and ties are the heap's.
+			if share := q.resid / float64(q.cnt); share < s || (share == s && m < bn) {
+				s, bn = share, m
 			}
 		}
 		if !alone {
@@ -302,7 +316,7 @@ func (n *Network) solve() {
 			if m == bn {
 				q.frozen, q.level = true, s
 			}
-			q.take(s)
+			q.take(s, w)
 		}
 	}
 	for i := range n.rl {
@@ -395,22 +409,28 @@ func (n *Network) fix(r *rlink, s float64, ep uint32) int {
 		}
 		n.rNew[f.ridx], n.rBn[f.ridx] = s, r.link
 		fixed++
+		w := int32(f.w)
 		for _, m := range n.arena[f.off : f.off+f.hops] {
-			n.rl[n.links[m].idx].take(s)
+			n.rl[n.links[m].idx].take(s, w)
 		}
 	}
 	return fixed
 }
 
-// take charges region link q with one of its region flows fixed at rate s: s comes off its
-// residual and joins its region load, and the flow is no longer unfixed there.
-func (q *rlink) take(s float64) {
-	q.regLoad += s
+// take charges region link q with one of its region flows fixed at rate s, standing for w flows
+// (a bundle: Options.Bundles): s·w comes off its residual and joins its region load, and the w
+// flows are no longer unfixed there.
+func (q *rlink) take(s float64, w int32) {
+	sw := s
+	if w != 1 {
+		sw = float64(s * float64(w))
+	}
+	q.regLoad += sw
 	if s > q.regMax {
 		q.regMax = s
 	}
-	q.cnt--
-	if q.resid -= s; q.resid < 0 {
+	q.cnt -= w
+	if q.resid -= sw; q.resid < 0 {
 		q.resid = 0
 	}
 }
@@ -494,6 +514,10 @@ func (n *Network) apply() {
 				n.links[bn].bnCnt++
 			}
 			fh.bn = bn
+		}
+		if fh.state == stateBundle {
+			n.rateBundle(id, nr, now)
+			continue
 		}
 		if nr == fh.rate {
 			continue
