@@ -53,6 +53,9 @@ type Options struct {
 	// value: a pure fluid, done at the last byte's arrival). With congestion control it is
 	// ccfluid.Config's.
 	Transport fluid.Transport
+	// Bundles has the flows in flight on one path share it as one bundle (fluid.Options.Bundles):
+	// the same rates, less work where a collective keeps several flows on a path.
+	Bundles bool
 }
 
 // RunID names a DAG run of a Simulator.
@@ -366,7 +369,7 @@ func NewSimulator(s *engine.Scheduler, fab *Fabric, opt Options) *Simulator {
 			m.ackSecs[l] = tr.PacketSecs(tr.Ack, g.Rate(int32(l)))
 		}
 	}
-	m.ideal = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true, Transport: opt.Transport})
+	m.ideal = fluid.NewWithOptions(s, fab.Graph, m, fluid.Options{TrackBottlenecks: opt.TrackBottlenecks, ArrivalAtSend: true, Transport: opt.Transport, Bundles: opt.Bundles})
 	m.net = m.ideal
 	m.hid = s.Register(m)
 	m.tableBytes = m.ideal.LinkTableBytes()

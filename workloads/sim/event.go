@@ -527,7 +527,7 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 	tr.NanosecondClock = !opt.ExactPacketTimes
 	var sim *netmodel.Simulator
 	if !on {
-		sim = netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally, Transport: tr})
+		sim = netmodel.NewSimulator(sched, fab, netmodel.Options{TrackBottlenecks: tally, Transport: tr, Bundles: !opt.FlowsApart})
 	} else {
 		cfg.Transport = tr
 		if sim, err = netmodel.NewCCSimulator(sched, fab, cfg, pfc); err != nil {

@@ -320,6 +320,7 @@ type ProtocolRules struct {
 	ChunkOrder  string // channel or arrival (-chunk-order; ParseChunkOrder)
 	StartOrder  string // mailbox or issue (-start-order; ParseStartOrder)
 	ECNDraws    string // poisson or regular (-ecn-draws; ParseECNDraws)
+	SamePath    string // bundled or apart (-same-path; ParseSamePath)
 }
 
 // apply sets opt's protocol rules from r, or returns the first bad value.
@@ -340,6 +341,7 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.ChunkOrder, ParseChunkOrder, &opt.ChunksOnArrival},
 		{r.StartOrder, ParseStartOrder, &opt.StartInIssueOrder},
 		{r.ECNDraws, ParseECNDraws, &opt.RegularMarks},
+		{r.SamePath, ParseSamePath, &opt.FlowsApart},
 	} {
 		v, err := rule.parse(rule.value)
 		if err != nil {
@@ -391,6 +393,13 @@ func ParseForwarding(f string) (atInjection bool, err error) {
 // EventOptions.NICFairShare.
 func ParseNICSharing(s string) (fair bool, err error) {
 	return parseChoice("-nic-sharing", s, "turns", "fair")
+}
+
+// ParseSamePath reads -same-path: "bundled" (the default, also "": without congestion control,
+// the flows in flight on one path share it as one bundle, netmodel.Options.Bundles) or "apart"
+// (every flow on its own); it returns EventOptions.FlowsApart.
+func ParseSamePath(p string) (apart bool, err error) {
+	return parseChoice("-same-path", p, "bundled", "apart")
 }
 
 // ParsePFCChecks reads -pfc-checks: "exact" (the default, also "": a PFC switch looks at its

@@ -114,6 +114,10 @@ type EventOptions struct {
 	// occupancies comes near a pause, instead of whenever one of its queues changes
 	// (ParsePFCChecks, ccfluid.Config.BoundedPFCChecks).
 	BoundedPFCChecks bool
+	// FlowsApart keeps every flow on its own in the ideal model (CC off) instead of bundling
+	// the flows in flight on one path (ParseSamePath, netmodel.Options.Bundles). The rates
+	// are the same; times differ by rounding.
+	FlowsApart bool
 	// LookAhead says whether the scheduler looks one event ahead, the network asking for the
 	// records the next event will read while the one before runs (ParseLookAhead,
 	// netmodel.Simulator.SetLookAhead): LookAheadAuto (by the size of the network's link
