@@ -132,10 +132,18 @@ func mustRoute(t *testing.T, fab *Fabric, f RawFlow) []int32 {
 // flows started later are routed around it. The link is the ASW–PSW link that carried the most
 // bytes in the run without the failure.
 func TestLinkDownMidCollective(t *testing.T) {
+	for _, bundles := range []bool{false, true} {
+		t.Run(map[bool]string{false: "flows apart", true: "bundles"}[bundles], func(t *testing.T) { linkDownMidCollective(t, bundles) })
+	}
+}
+
+// linkDownMidCollective is TestLinkDownMidCollective with the ideal model's flows of one path
+// bundled or not (Options.Bundles): members of a bundle on the failed link move out of it.
+func linkDownMidCollective(t *testing.T, bundles bool) {
 	run := func(fail bool, a, b int32, at engine.Time) (engine.Time, []FlowRecord, *Simulator) {
 		fab := spectrumX16(t, 2)
 		s := engine.NewScheduler()
-		sim := NewSimulator(s, fab, Options{})
+		sim := NewSimulator(s, fab, Options{Bundles: bundles})
 		if fail {
 			if err := sim.LinkDown(at, a, b); err != nil {
 				t.Fatal(err)
@@ -185,6 +193,9 @@ func TestLinkDownMidCollective(t *testing.T) {
 	moved := sim.Network().Stats().Rerouted
 	if moved == 0 {
 		t.Error("no flow was moved")
+	}
+	if n := sim.Network().Stats().Bundled; (n > 0) != bundles {
+		t.Errorf("%d flows bundled", n)
 	}
 	after := 0
 	for _, r := range recs {
