@@ -83,8 +83,11 @@ func (b *bundle) pop() memberFin {
 
 // remove takes member m off the list.
 func (b *bundle) remove(m int32) {
-	i := b.head + slices.IndexFunc(b.fin[b.head:], func(x memberFin) bool { return x.id == m })
-	b.fin = slices.Delete(b.fin, i, i+1)
+	i := slices.IndexFunc(b.fin[b.head:], func(x memberFin) bool { return x.id == m })
+	if i < 0 {
+		panic("fluid: a member missing from its bundle")
+	}
+	b.fin = slices.Delete(b.fin, b.head+i, b.head+i+1)
 }
 
 // bundleFor returns the slot of a flow of its own or a bundle in flight on path, with room for

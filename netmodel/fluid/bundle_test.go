@@ -131,3 +131,31 @@ func TestBundleEqualFlows(t *testing.T) {
 		t.Errorf("after: %d active, %d entries on link 0, %v bytes carried", n.Active(), len(n.links[0].on), n.LinkBytes(0))
 	}
 }
+
+// TestBundleFull starts 300 equal flows on one path at once: a bundle holds at most 255
+// members, so the 256th starts on its own and the rest join it; the two bundles share the link
+// as 300 flows, and all are sent together at 300·bytes·8/rate.
+func TestBundleFull(t *testing.T) {
+	g := lineGraph(t, G100)
+	s := engine.NewScheduler()
+	rec := newRecorder()
+	n := NewWithOptions(s, g, rec, Options{Bundles: true})
+	rec.n = n
+	for i := range 300 {
+		n.Start([]int32{0}, 10*KB, 0, int64(i))
+	}
+	s.RunUntil(1)
+	if n.LinkFlows(0) != 300 || len(n.links[0].on) != 2 || n.Stats().Bundled != 298 {
+		t.Errorf("%d flows in %d entries, %d bundled; want 300 in 2, 298", n.LinkFlows(0), len(n.links[0].on), n.Stats().Bundled)
+	}
+	if err := n.Check(); err != nil {
+		t.Error(err)
+	}
+	s.Run()
+	want := engine.Time(300 * 10 * KB * 8 / G100 * 1e12)
+	for i := range int64(300) {
+		if got := rec.sentAt[i]; got < want-2 || got > want+2 {
+			t.Fatalf("flow %d sent at %v, want %v", i, got, engine.Time(want))
+		}
+	}
+}
