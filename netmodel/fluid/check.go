@@ -30,11 +30,11 @@ func (n *Network) Check() error {
 			if math.IsNaN(r) || math.IsInf(r, 0) || r < 0 {
 				return fmt.Errorf("fluid: flow %d has rate %v", e.f, r)
 			}
-			if w := n.hot[e.f].w; w == 0 {
+			w := n.hot[e.f].w
+			if w == 0 {
 				return fmt.Errorf("fluid: flow %d is on link %d but stands for no flow", e.f, l)
-			} else {
-				load[l] += float64(r * float64(w))
 			}
+			load[l] += float64(r * float64(w))
 			top[l] = max(top[l], r)
 		}
 		if load[l] > n.links[l].capa*(1+Tol) {
