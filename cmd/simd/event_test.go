@@ -19,6 +19,17 @@ import (
 
 var wallClock = regexp.MustCompile(`"wall_clock_seconds": [0-9.e+-]+`)
 
+// outputsOf reads every file of output directory dir, by name, summary.json's wall clock taken
+// out.
+func outputsOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	for _, f := range listFiles(t, dir) {
+		got[f] = wallClock.ReplaceAllString(readFile(t, filepath.Join(dir, f)), "")
+	}
+	return got
+}
+
 // Two event runs of the same inputs write the same bytes, but for summary.json's wall clock.
 func TestEventDeterministic(t *testing.T) {
 	var outs [2]string

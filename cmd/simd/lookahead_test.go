@@ -30,10 +30,7 @@ func TestLookAheadSameOutputs(t *testing.T) {
 				if code, _, errOut := runCLI(t, run, args...); code != 0 {
 					t.Fatalf("-lookahead %s: %s", v, errOut)
 				}
-				got := map[string]string{}
-				for _, f := range listFiles(t, filepath.Join(run, "out")) {
-					got[f] = wallClock.ReplaceAllString(readFile(t, filepath.Join(run, "out", f)), "")
-				}
+				got := outputsOf(t, filepath.Join(run, "out"))
 				if strings.Count(got["fct.txt"], "\n") < 100 {
 					t.Fatalf("-lookahead %s: the FCT log has %d lines", v, strings.Count(got["fct.txt"], "\n"))
 				}

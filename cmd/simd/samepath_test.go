@@ -35,9 +35,9 @@ func TestSamePathOutputs(t *testing.T) {
 		if (k > 0) != (v == "bundled") {
 			t.Errorf("-same-path %s: %d flows bundled", v, k)
 		}
-		got := map[string]string{}
-		for _, f := range listFiles(t, filepath.Join(run, "out")) {
-			got[f] = eventCount.ReplaceAllString(wallClock.ReplaceAllString(readFile(t, filepath.Join(run, "out", f)), ""), "")
+		got := outputsOf(t, filepath.Join(run, "out"))
+		for f := range got {
+			got[f] = eventCount.ReplaceAllString(got[f], "")
 		}
 		lines := strings.Split(got["fct.txt"], "\n")
 		slices.Sort(lines)

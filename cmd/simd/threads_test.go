@@ -56,10 +56,7 @@ func TestThreadsSameOutputs(t *testing.T) {
 				if code, _, errOut := runCLI(t, run, args...); code != 0 {
 					t.Fatalf("GOMAXPROCS %d, -threads %d: %s", r.procs, r.threads, errOut)
 				}
-				got := map[string]string{}
-				for _, f := range listFiles(t, filepath.Join(run, "out")) {
-					got[f] = wallClock.ReplaceAllString(readFile(t, filepath.Join(run, "out", f)), "")
-				}
+				got := outputsOf(t, filepath.Join(run, "out"))
 				if n := strings.Count(got["fct.txt"], "\n"); n < sc.lines {
 					t.Fatalf("GOMAXPROCS %d, -threads %d: the FCT log has %d lines", r.procs, r.threads, n)
 				}

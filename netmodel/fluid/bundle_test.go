@@ -33,41 +33,13 @@ func sharedPathScenario(t testing.TB, seed uint64) scenario {
 func TestBundlesAgainstReference(t *testing.T) {
 	defer func(o Options) { scenarioOptions = o }(scenarioOptions)
 	scenarioOptions = Options{Bundles: true}
-	var worst engine.Time
-	bundled := uint64(0)
 	scs := scenarios(t)
 	for seed := uint64(1); seed <= 40; seed++ {
 		scs = append(scs, sharedPathScenario(t, seed))
 	}
-	for _, sc := range scs {
-		t.Run(sc.name, func(t *testing.T) {
-			capa := capacities(sc.g)
-			d, n := runScenario(sc, checkEachRecompute(t, capa))
-			want := refSim(capa, sc.specs)
-			for i, got := range d.res {
-				w := want[i]
-				for _, c := range []struct {
-					what      string
-					got, want engine.Time
-				}{{"start", got.start, w.start}, {"sent", got.sent, w.sent}, {"arrived", got.arrived, w.arrived}} {
-					diff := c.got - c.want
-					worst = max(worst, diff, -diff)
-					if diff > timeTol || diff < -timeTol {
-						t.Errorf("flow %d %s at %d, reference %d", i, c.what, c.got, c.want)
-					}
-				}
-			}
-			st := n.Stats()
-			bundled += st.Bundled
-			if st.Started != uint64(len(sc.specs)) || st.Arrived != st.Started || n.InFlight() != 0 || n.Active() != 0 {
-				t.Errorf("stats %+v, in flight %d, active %d", st, n.InFlight(), n.Active())
-			}
-		})
-	}
-	if bundled == 0 {
+	if againstReference(t, scs) == 0 {
 		t.Fatal("no flow was bundled")
 	}
-	t.Logf("%d flows bundled; largest difference from the reference times: %d ps", bundled, worst)
 }
 
 // TestBundlesRerouteAgainstReference moves flows, members of bundles among them, as
@@ -80,13 +52,8 @@ func TestBundlesRerouteAgainstReference(t *testing.T) {
 	var allMoves [][]move
 	for seed := uint64(1); seed <= 30; seed++ {
 		sc := sharedPathScenario(t, seed)
-		rng := rand.New(rand.NewPCG(seed, 5))
-		pool := make([][]int32, len(sc.specs))
-		for i, sp := range sc.specs {
-			pool[i] = sp.path
-		}
 		scs = append(scs, sc)
-		allMoves = append(allMoves, withMoves(rng, sc, func(int) []int32 { return pool[rng.IntN(len(pool))] }))
+		allMoves = append(allMoves, movesToOtherPaths(rand.New(rand.NewPCG(seed, 5)), sc))
 	}
 	if moved := rerouteAgainstReference(t, scs, allMoves); moved < 200 {
 		t.Errorf("only %d flows were moved while transmitting", moved)

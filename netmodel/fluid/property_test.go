@@ -291,32 +291,47 @@ func scenarios(t testing.TB) []scenario {
 // (Check), and at the end that every flow was sent and arrived when the reference simulation
 // says.
 func TestAgainstReference(t *testing.T) {
+	againstReference(t, scenarios(t))
+}
+
+// againstReference runs TestAgainstReference's checks on the scenarios scs (on networks with
+// scenarioOptions) and returns how many flows were bundled.
+func againstReference(t *testing.T, scs []scenario) (bundled uint64) {
 	var worst engine.Time
-	for _, sc := range scenarios(t) {
+	for _, sc := range scs {
 		t.Run(sc.name, func(t *testing.T) {
 			capa := capacities(sc.g)
 			d, n := runScenario(sc, checkEachRecompute(t, capa))
-			want := refSim(capa, sc.specs)
-			for i, got := range d.res {
-				w := want[i]
-				for _, c := range []struct {
-					what      string
-					got, want engine.Time
-				}{{"start", got.start, w.start}, {"sent", got.sent, w.sent}, {"arrived", got.arrived, w.arrived}} {
-					diff := c.got - c.want
-					worst = max(worst, diff, -diff)
-					if diff > timeTol || diff < -timeTol {
-						t.Errorf("flow %d %s at %d, reference %d", i, c.what, c.got, c.want)
-					}
-				}
-			}
+			worst = max(worst, checkTimes(t, d.res, refSim(capa, sc.specs)))
 			st := n.Stats()
-			if st.Started != uint64(len(sc.specs)) || st.Arrived != st.Started || n.InFlight() != 0 {
-				t.Errorf("stats %+v, in flight %d", st, n.InFlight())
+			bundled += st.Bundled
+			if st.Started != uint64(len(sc.specs)) || st.Arrived != st.Started || n.InFlight() != 0 || n.Active() != 0 {
+				t.Errorf("stats %+v, in flight %d, active %d", st, n.InFlight(), n.Active())
 			}
 		})
 	}
-	t.Logf("largest difference from the reference times: %d ps", worst)
+	t.Logf("%d flows bundled; largest difference from the reference times: %d ps", bundled, worst)
+	return bundled
+}
+
+// checkTimes compares every flow's start, send and arrival with the reference's, within
+// timeTol, and returns the largest difference.
+func checkTimes(t *testing.T, got, want []refResult) (worst engine.Time) {
+	t.Helper()
+	for i, g := range got {
+		w := want[i]
+		for _, c := range []struct {
+			what      string
+			got, want engine.Time
+		}{{"start", g.start, w.start}, {"sent", g.sent, w.sent}, {"arrived", g.arrived, w.arrived}} {
+			diff := c.got - c.want
+			worst = max(worst, diff, -diff)
+			if diff > timeTol || diff < -timeTol {
+				t.Errorf("flow %d %s at %d, reference %d", i, c.what, c.got, c.want)
+			}
+		}
+	}
+	return worst
 }
 
 // timeTol is how far (in picoseconds) the network's times may be from the reference

@@ -378,6 +378,15 @@ func refMoves(capa []float64, specs []spec, moves []move) ([]refResult, []float6
 	}
 }
 
+// movesToOtherPaths is withMoves onto the paths of the scenario's other flows (same graph).
+func movesToOtherPaths(rng *rand.Rand, sc scenario) []move {
+	pool := make([][]int32, len(sc.specs))
+	for i, sp := range sc.specs {
+		pool[i] = sp.path
+	}
+	return withMoves(rng, sc, func(int) []int32 { return pool[rng.IntN(len(pool))] })
+}
+
 // TestRerouteAgainstReference runs random scenarios with random moves and checks, after every
 // recompute, the rates against the from-scratch water-filling and the max-min conditions
 // (Check, which also counts every link's bottlenecked flows), and at the end every flow's
@@ -387,14 +396,8 @@ func TestRerouteAgainstReference(t *testing.T) {
 	var allMoves [][]move
 	for seed := uint64(1); seed <= 30; seed++ {
 		sc := randomGraphScenario(t, seed)
-		rng := rand.New(rand.NewPCG(seed, 3))
-		// Moves go to the random walks of the scenario's other flows (same graph).
-		pool := make([][]int32, len(sc.specs))
-		for i, sp := range sc.specs {
-			pool[i] = sp.path
-		}
 		scs = append(scs, sc)
-		allMoves = append(allMoves, withMoves(rng, sc, func(int) []int32 { return pool[rng.IntN(len(pool))] }))
+		allMoves = append(allMoves, movesToOtherPaths(rand.New(rand.NewPCG(seed, 3)), sc))
 	}
 	for seed := uint64(1); seed <= 4; seed++ {
 		for _, shape := range [][4]int{{64, 8, 64, 8}, {128, 4, 16, 4}} {
@@ -421,19 +424,7 @@ func rerouteAgainstReference(t *testing.T, scs []scenario, allMoves [][]move) in
 			capa := capacities(sc.g)
 			d, n := runWithMoves(sc, moves, checkEachRecompute(t, capa))
 			want, carried := refMoves(capa, sc.specs, slices.Clone(moves))
-			for i, got := range d.res {
-				w := want[i]
-				for _, c := range []struct {
-					what      string
-					got, want engine.Time
-				}{{"start", got.start, w.start}, {"sent", got.sent, w.sent}, {"arrived", got.arrived, w.arrived}} {
-					diff := c.got - c.want
-					worst = max(worst, diff, -diff)
-					if diff > timeTol || diff < -timeTol {
-						t.Errorf("flow %d %s at %d, reference %d", i, c.what, c.got, c.want)
-					}
-				}
-			}
+			worst = max(worst, checkTimes(t, d.res, want))
 			for l := range capa {
 				// A byte of slack: a time one picosecond off moves a few hundredths of one.
 				if got := n.LinkBytes(int32(l)); math.Abs(got-carried[l]) > max(1, 1e-9*math.Abs(carried[l])) {
