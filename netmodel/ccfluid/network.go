@@ -134,6 +134,7 @@ type Stats struct {
 	TargetsKept            uint64 // window targets of links whose flows' terms had not moved since the last (windowTarget)
 	WindowTargets          uint64 // queues that reached the level their windowed flows settle them at
 	Events                 uint64
+	EventsByKind           [EventKinds]uint64 // Events by kind, named by EventKindNames
 }
 
 // Event kinds (low 8 bits of Event.Arg); flow events carry the flow's generation above them,
@@ -153,6 +154,16 @@ const (
 	evOpen   // a flow's first window is out, or its first ACK back (opening.go)
 	evAck    // a flow's last packet reaches its receiver, which makes its last ACK (lastAckMade)
 )
+
+// EventKinds is the number of kinds of the model's events.
+const EventKinds = int(evAck) + 1
+
+// EventKindNames names the kinds of the model's events, in the order of Stats.EventsByKind:
+// a flow's last byte out (sent), its reaction point's timer (cc), a CNP, a queue empty, a
+// departure-weight marker out, an ECN mark, a switch's PFC check, a PFC frame, a DCTCP or HPCC
+// round, the end of an instant's changes, a queue at its windows' level, a flow's first
+// window out or first ACK back (open), a flow's last packet at its receiver (ack).
+var EventKindNames = [EventKinds]string{"sent", "cc", "cnp", "empty", "marker_out", "mark", "switch", "pause", "round", "instant", "window", "open", "ack"}
 
 const (
 	stateFree uint8 = iota
@@ -1321,6 +1332,9 @@ func (n *Network) armMarker(l int32) {
 func (n *Network) handle(ev engine.Event) {
 	n.stats.Events++
 	kind := ev.Arg & 0xff
+	if kind < int64(EventKinds) {
+		n.stats.EventsByKind[kind]++
+	}
 	now := ev.At
 	switch kind {
 	case evInstant:

@@ -606,3 +606,47 @@ func TestACKOnAPacketBoundaryGoesFirst(t *testing.T) {
 		t.Errorf("A→B's round trip %.3f ns, want %.3f (base %.3f)", got*1e9, want*1e9, n.flows[ab].rtt0*1e9)
 	}
 }
+
+// TestEventsByKind counts the events of a lone windowed flow done at its ACK, over an idle star:
+// its last byte out (sent), its first ACK back, which ends its opening (open), its last packet at
+// its receiver (ack), and the ends of the instants that changed its port (instant); nothing
+// queues, so no other kind comes. Eight such flows into one port under DCQCN queue up past the
+// ECN threshold: marks, CNPs and rate timers come too. The kinds add up to Events either way.
+func TestEventsByKind(t *testing.T) {
+	count := func(st Stats) map[string]uint64 {
+		by, sum := map[string]uint64{}, uint64(0)
+		for k, name := range EventKindNames {
+			by[name] = st.EventsByKind[k]
+			sum += st.EventsByKind[k]
+		}
+		if sum != st.Events {
+			t.Errorf("events by kind add up to %d, Events is %d (%v)", sum, st.Events, by)
+		}
+		return by
+	}
+	cfg := windowConfig(236000)
+	cfg.FirstWindowBurst = true
+	g := star(t, 9, G400, engine.Microsecond)
+	s, n, _, _ := setup(t, g, cfg)
+	n.Start([]int32{0, 3}, []int32{2, 1}, 1<<20, 1)
+	s.Run()
+	by := count(n.Stats())
+	for name, want := range map[string]uint64{"sent": 1, "open": 1, "ack": 1, "cc": 0, "cnp": 0, "mark": 0, "empty": 0, "switch": 0, "pause": 0} {
+		if by[name] != want {
+			t.Errorf("lone flow: %d %s events, want %d (%v)", by[name], name, want, by)
+		}
+	}
+	if by["instant"] == 0 {
+		t.Errorf("lone flow: no instant ends (%v)", by)
+	}
+
+	s, n, _, _ = setup(t, g, cfg)
+	for i := range int32(8) {
+		n.Start([]int32{2 * i, 17}, []int32{16, 2*i + 1}, 8<<20, int64(i))
+	}
+	s.Run()
+	by = count(n.Stats())
+	if by["sent"] != 8 || by["mark"] == 0 || by["cnp"] == 0 || by["cc"] == 0 {
+		t.Errorf("incast of 8: want 8 sent and some marks, CNPs and rate timers (%v)", by)
+	}
+}

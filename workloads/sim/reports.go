@@ -12,6 +12,7 @@ import (
 	"simd/configs/atomicfile"
 	"simd/engine"
 	"simd/netmodel"
+	"simd/netmodel/ccfluid"
 	"simd/workloads"
 )
 
@@ -228,5 +229,12 @@ func LogCounters(log *zap.Logger, m *netmodel.Simulator, events uint64) {
 			zap.Uint64("pfc_pauses", st.Pauses), zap.Uint64("pfc_resumes", st.Resumes), zap.Uint64("switch_checks", st.SwitchChecks), zap.Uint64("switch_checks_bounded", st.SwitchChecksBounded),
 			zap.Uint64("port_shares", st.Shares), zap.Uint64("shares_kept", st.SharesKept), zap.Uint64("targets_kept", st.TargetsKept), zap.Uint64("demands", st.Demands), zap.Uint64("window_targets", st.WindowTargets),
 			zap.Uint64("events", st.Events))
+		if ce := log.Check(zap.DebugLevel, "congestion control events"); ce != nil {
+			fields := make([]zap.Field, 0, ccfluid.EventKinds)
+			for k, name := range ccfluid.EventKindNames {
+				fields = append(fields, zap.Uint64(name, st.EventsByKind[k]))
+			}
+			ce.Write(fields...)
+		}
 	}
 }
