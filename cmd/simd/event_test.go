@@ -19,6 +19,21 @@ import (
 
 var wallClock = regexp.MustCompile(`"wall_clock_seconds": [0-9.e+-]+`)
 
+// idealConf writes to dir a SimAI.conf with congestion control off (ideal max-min sharing),
+// SimAI's packets and an FCT log, and returns its path: the configuration of the CLI tests that
+// compare a run's outputs under two settings.
+func idealConf(t *testing.T, dir string) string {
+	t.Helper()
+	return writeFile(t, dir, "ideal.conf", "CC_MODE 0\nPACKET_PAYLOAD_SIZE 9000\nFCT_OUTPUT_FILE fct.txt\n")
+}
+
+// ringWorkload writes to dir a one-layer workload of a 16 MiB ring all-reduce and returns its
+// path.
+func ringWorkload(t *testing.T, dir string) string {
+	t.Helper()
+	return writeFile(t, dir, "ring.txt", "MICRO\n1\nring -1 0 NONE 0 0 NONE 0 0 ALLREDUCE 16777216 0\n")
+}
+
 // outputsOf reads every file of output directory dir, by name, summary.json's wall clock taken
 // out.
 func outputsOf(t *testing.T, dir string) map[string]string {

@@ -12,8 +12,8 @@ import (
 // (DCQCN, ECN, PFC and every monitor).
 func TestLookAheadSameOutputs(t *testing.T) {
 	dir := t.TempDir()
-	ideal := writeFile(t, dir, "ideal.conf", "CC_MODE 0\nPACKET_PAYLOAD_SIZE 9000\nFCT_OUTPUT_FILE fct.txt\n")
-	ring := writeFile(t, dir, "ring.txt", "MICRO\n1\nring -1 0 NONE 0 0 NONE 0 0 ALLREDUCE 16777216 0\n")
+	ideal := idealConf(t, dir)
+	ring := ringWorkload(t, dir)
 	a2a := writeFile(t, dir, "a2a.txt", "MICRO\n1\na2a -1 0 NONE 0 0 NONE 0 0 ALLTOALL 16777216 0\n")
 	for _, sc := range []struct {
 		name string

@@ -17,8 +17,8 @@ import (
 // (docs/performance.md, "Flows of one path", says where more differs).
 func TestSamePathOutputs(t *testing.T) {
 	dir := t.TempDir()
-	ideal := writeFile(t, dir, "ideal.conf", "CC_MODE 0\nPACKET_PAYLOAD_SIZE 9000\nFCT_OUTPUT_FILE fct.txt\n")
-	ring := writeFile(t, dir, "ring.txt", "MICRO\n1\nring -1 0 NONE 0 0 NONE 0 0 ALLREDUCE 16777216 0\n")
+	ideal := idealConf(t, dir)
+	ring := ringWorkload(t, dir)
 	bundled := regexp.MustCompile(`"bundled": (\d+)`)
 	var want map[string]string
 	for _, v := range []string{"apart", "bundled"} {

@@ -15,7 +15,7 @@ import (
 func TestThreadsSameOutputs(t *testing.T) {
 	dir := t.TempDir()
 	shipped := readFile(t, "../../configs/data/SimAI.conf")
-	ideal := writeFile(t, dir, "ideal.conf", "CC_MODE 0\nPACKET_PAYLOAD_SIZE 9000\nFCT_OUTPUT_FILE fct.txt\n")
+	ideal := idealConf(t, dir)
 	// The shipped SimAI.conf (DCQCN, ECN, PFC, every output and monitor on), sampling often.
 	var cc strings.Builder
 	for _, line := range strings.Split(shipped, "\n") {
