@@ -153,10 +153,11 @@ const (
 	evWindow // a queue reached the level its windowed flows settle it at (window.go)
 	evOpen   // a flow's first window is out, or its first ACK back (opening.go)
 	evAck    // a flow's last packet reaches its receiver, which makes its last ACK (lastAckMade)
+	evKinds  // the number of kinds above (EventKinds)
 )
 
 // EventKinds is the number of kinds of the model's events.
-const EventKinds = int(evAck) + 1
+const EventKinds = int(evKinds)
 
 // EventKindNames names the kinds of the model's events, in the order of Stats.EventsByKind:
 // a flow's last byte out (sent), its reaction point's timer (cc), a CNP, a queue empty, a

@@ -613,6 +613,11 @@ func TestACKOnAPacketBoundaryGoesFirst(t *testing.T) {
 // queues, so no other kind comes. Eight such flows into one port under DCQCN queue up past the
 // ECN threshold: marks, CNPs and rate timers come too. The kinds add up to Events either way.
 func TestEventsByKind(t *testing.T) {
+	for k, name := range EventKindNames {
+		if name == "" {
+			t.Fatalf("event kind %d has no name in EventKindNames", k)
+		}
+	}
 	count := func(st Stats) map[string]uint64 {
 		by, sum := map[string]uint64{}, uint64(0)
 		for k, name := range EventKindNames {
