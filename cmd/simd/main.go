@@ -43,6 +43,7 @@ import (
 )
 
 func main() {
+	process.AdviseHugePages() // for the process's life: os.Exit ends it
 	process.DeferFirstCollection()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -1,0 +1,29 @@
+package process
+
+import "time"
+
+// Huge pages for the heap. On Linux every 4 KiB page of memory a process writes for the first
+// time costs a page fault, and on the virtual machines simd is measured on a fault costs
+// 3–10 µs: a large all-to-all's million flow records, link lists and queues (1.3 GB) take
+// 140 k–320 k of them, and a small run's first 16 MB a few thousand, a third of its time.
+// Transparent huge pages map 2 MiB at a fault, but under the kernel's "madvise" setting (the
+// default of Debian and Ubuntu) only where the program asked for them, and Go's runtime never
+// asks for its heap. So the simd process asks, as its heap grows: a watcher on its own
+// goroutine advises the heap's address range for huge pages (madvise MADV_HUGEPAGE) each
+// time the runtime's mapped memory has grown, looking every millisecond while it grows and
+// less often, up to every 50 ms, while it does not. Memory the runtime maps between two looks
+// and writes at once keeps its small pages; what it writes later (a table reserved for a
+// collective's flows, filled as they start) gets huge ones. It is advice: the outputs do not
+// change, only the time and, by the huge pages' rounding, a few MiB of peak memory
+// (docs/performance.md, "Huge pages for the heap").
+//
+// The watcher does nothing where advice has no effect (the setting "always" or "never", or a
+// system without the setting), and GODEBUG=disablethp=1, the runtime's own switch against huge
+// pages for its heap, turns it off too.
+
+const (
+	// hugeLookMin and hugeLookMax bound the time between two looks at the runtime's mapped
+	// memory: the least while it grows, doubling up to the most while it does not.
+	hugeLookMin = time.Millisecond
+	hugeLookMax = 50 * time.Millisecond
+)
