@@ -40,6 +40,9 @@ func adviceHelps() bool {
 	return err == nil && strings.Contains(string(b), "[madvise]")
 }
 
+// heapProbe is an object on the heap, whose arena starts the advised range.
+var heapProbe *[64]byte
+
 // heapAdvice is the watcher's state: the lowest address of the heap's range and the runtime's
 // mapped memory at the last advice.
 type heapAdvice struct {
@@ -77,7 +80,8 @@ func (h *heapAdvice) watch(done <-chan struct{}) {
 func (h *heapAdvice) advise() bool {
 	if h.sample[0].Name == "" {
 		h.sample[0].Name = "/memory/classes/total:bytes"
-		h.lo = uintptr(unsafe.Pointer(new([64]byte))) &^ (arenaBytes - 1)
+		heapProbe = new([64]byte) // kept in a global, so that it is on the heap, not the stack
+		h.lo = uintptr(unsafe.Pointer(heapProbe)) &^ (arenaBytes - 1)
 	}
 	metrics.Read(h.sample[:])
 	total := h.sample[0].Value.Uint64()
