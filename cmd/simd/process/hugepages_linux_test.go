@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -33,6 +34,33 @@ func TestHeapAdviceMarksNewMemory(t *testing.T) {
 	}
 	if !strings.Contains(" "+flags+" ", " hg ") {
 		t.Errorf("the mapping of the new memory has flags %q, without hg (huge pages advised)", flags)
+	}
+	runtime.KeepAlive(big)
+}
+
+// TestWatcherAdvisesGrowth starts the watcher, grows the heap and waits for the new memory to
+// be advised, then stops the watcher (where the kernel's setting makes advice count).
+func TestWatcherAdvisesGrowth(t *testing.T) {
+	if !adviceHelps() {
+		t.Skip("transparent huge pages are not on \"madvise\" here: the watcher does not run")
+	}
+	stop := AdviseHugePages()
+	defer stop()
+	big := make([]byte, 3*arenaBytes/2)
+	addr := uintptr(unsafe.Pointer(&big[len(big)/2]))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		flags, err := vmFlags(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(" "+flags+" ", " hg ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("5 s after a 96 MiB allocation its mapping has flags %q, without hg", flags)
+		}
+		time.Sleep(time.Millisecond)
 	}
 	runtime.KeepAlive(big)
 }
