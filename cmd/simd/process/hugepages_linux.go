@@ -14,7 +14,7 @@ import (
 const thpSetting = "/sys/kernel/mm/transparent_hugepage/enabled"
 
 // arenaBytes is the alignment of the Go heap's arenas on 64-bit Linux (the runtime's
-// heapArenaBytes): the heap starts at or above the arena that holds its first object.
+// heapArenaBytes). The heap grows upwards from its first arena.
 const arenaBytes = 64 << 20
 
 // AdviseHugePages starts the heap's huge-page watcher (see hugepages.go) and returns the
@@ -72,11 +72,12 @@ func (h *heapAdvice) watch(done <-chan struct{}) {
 }
 
 // advise advises the heap's range for huge pages if the runtime's mapped memory has grown since
-// the last call, and reports whether it had. The range runs from the arena of the first object
-// the watcher made to that arena's start plus all the memory the runtime has mapped and an
-// arena's worth besides (the heap grows upwards from its start, which lies within an arena of
-// that object's): it holds the whole heap, and parts of it that are not mapped are skipped by
-// the kernel (madvise's ENOMEM, ignored), as is everything else it might hold.
+// the last call, and reports whether it had. The range runs from the start of the arena that
+// holds an object the watcher made at its first call (early, when the heap is a few MiB in its
+// first arena) up by all the memory the runtime has mapped and two arenas besides (for the
+// heap's own offset into its first arena and the rounding of its growth): it holds the heap as
+// it grows upwards, and the parts of it that are not mapped are skipped by the kernel
+// (madvise's ENOMEM, ignored).
 func (h *heapAdvice) advise() bool {
 	if h.sample[0].Name == "" {
 		h.sample[0].Name = "/memory/classes/total:bytes"
