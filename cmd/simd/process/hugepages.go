@@ -17,11 +17,20 @@ import "time"
 // change, only the time and, by the huge pages' rounding, a few MiB of peak memory
 // (docs/performance.md, "Huge pages for the heap").
 //
+// The watcher starts 10 ms into the process and advises nothing below 32 MiB of mapped memory:
+// advising a small run's heap from the start cost it more than it saved (bench/startup, the
+// build before against that one: `simd -version` 22–24 against 24–27 ms, the shared 8-GPU
+// all-to-all 39–40 against 40–43 ms), and SimAI's reference cases never map that much.
+//
 // The watcher does nothing where advice has no effect (the setting "always" or "never", or a
 // system without the setting), and GODEBUG=disablethp=1, the runtime's own switch against huge
 // pages for its heap, turns it off too.
 
 const (
+	// hugeStart is when the watcher starts, from the call of AdviseHugePages.
+	hugeStart = 10 * time.Millisecond
+	// hugeFrom is the least mapped memory the watcher advises.
+	hugeFrom = 32 << 20
 	// hugeLookMin and hugeLookMax bound the time between two looks at the runtime's mapped
 	// memory: the least while it grows, doubling up to the most while it does not.
 	hugeLookMin = time.Millisecond

@@ -17,17 +17,22 @@ const thpSetting = "/sys/kernel/mm/transparent_hugepage/enabled"
 // heapArenaBytes). The heap grows upwards from its first arena.
 const arenaBytes = 64 << 20
 
-// AdviseHugePages starts the heap's huge-page watcher (see hugepages.go) and returns the
-// function that stops it.
+// AdviseHugePages starts the heap's huge-page watcher hugeStart from now (see hugepages.go)
+// and returns the function that stops it, or keeps it from starting.
 func AdviseHugePages() (stop func()) {
-	if !adviceHelps() {
-		return func() {}
-	}
-	var h heapAdvice
-	h.advise()
 	done := make(chan struct{})
-	go h.watch(done)
-	return func() { close(done) }
+	t := time.AfterFunc(hugeStart, func() {
+		if !adviceHelps() {
+			return
+		}
+		var h heapAdvice
+		h.advise()
+		h.watch(done)
+	})
+	return func() {
+		t.Stop()
+		close(done)
+	}
 }
 
 // adviceHelps reports whether advice changes anything here: the kernel's setting is
@@ -86,7 +91,7 @@ func (h *heapAdvice) advise() bool {
 	}
 	metrics.Read(h.sample[:])
 	total := h.sample[0].Value.Uint64()
-	if total <= h.mapped {
+	if total <= h.mapped || total < hugeFrom {
 		return false
 	}
 	h.mapped = total
