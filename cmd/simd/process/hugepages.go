@@ -5,7 +5,7 @@ import "time"
 // Huge pages for the heap. On Linux every 4 KiB page of memory a process writes for the first
 // time costs a page fault, and on the virtual machines simd is measured on a fault costs
 // 3–10 µs: a large all-to-all's million flow records, link lists and queues (1.3 GB) take
-// 140 k–320 k of them, and a small run's first 16 MB a few thousand, a third of its time.
+// 140 k–320 k of them, and a small reference run some 1,200–1,400 (bench/startup).
 // Transparent huge pages map 2 MiB at a fault, but under the kernel's "madvise" setting (the
 // default of Debian and Ubuntu) only where the program asked for them, and Go's runtime never
 // asks for its heap. So the simd process asks, as its heap grows: a watcher on its own
