@@ -906,6 +906,9 @@ func (m *Simulator) startPath(ps *pairState, src, dst int32, sport, dport, first
 	}
 	var nf fluid.FlowID
 	if m.ccnet != nil {
+		if m.ccnet.PacketConflict(path, ack) {
+			return fmt.Errorf("node %d → %d: its route uses NVLink links that go packet by packet but it does not run from one GPU to another (an NVSwitch sends or receives it); run with -nvlink fluid", src, dst)
+		}
 		nf = m.ccnet.Start(path, ack, bytes, tag)
 	} else {
 		nf = m.ideal.Start(path, bytes, m.doneDelay(ps, delay, ack), tag)

@@ -167,7 +167,13 @@ func (n *Network) peekLink(l int32, now engine.Time) (q, served float64) {
 	lk := &n.links[l]
 	qs := lk.qs
 	qs.advance(now, lk.arr, n.capOf(l), nil, n.cfg.PacketBytes)
-	return qs.q, qs.served
+	q, served = qs.q, qs.served
+	if n.pk != nil && n.pk.Carries(l) {
+		// An NVLink carries packets or the fluid, by turns (nvlink.go): what both sent.
+		pq, ps := n.pk.LinkState(l, now)
+		q, served = q+pq, served+ps
+	}
+	return q, served
 }
 
 // idle reports whether no flow is in flight.
@@ -258,7 +264,7 @@ func (m *monitor) sampleQP(now engine.Time) {
 			m.fgen[id], m.frate[id], m.fcnp[id] = f.gen, 0, 0
 		}
 		if m.cfg.Rate != nil && f.hops > 0 {
-			if r := int64(math.Round(n.ccRate(int32(id)))); r != m.frate[id] {
+			if r := int64(math.Round(n.monitoredRate(int32(id)))); r != m.frate[id] {
 				m.frate[id] = r
 				m.cfg.Rate.FlowRate(now, FlowID(id), r)
 			}
@@ -270,4 +276,14 @@ func (m *monitor) sampleQP(now engine.Time) {
 			}
 		}
 	}
+}
+
+// monitoredRate is flow id's rate as the rate monitor reports it: its congestion-control rate,
+// or for a flow of the packet model its first link's line rate, which nothing on the NVLink
+// cuts.
+func (n *Network) monitoredRate(id int32) float64 {
+	if f := &n.flows[id]; f.state == statePacket {
+		return n.g.Rate(n.arena[f.off])
+	}
+	return n.ccRate(id)
 }

@@ -12,6 +12,7 @@ import (
 	"simd/cc"
 	"simd/engine"
 	"simd/netmodel/fluid"
+	"simd/netmodel/packets"
 	"simd/topo"
 	"simd/topo/route"
 )
@@ -117,6 +118,13 @@ type Config struct {
 	// (pfcbound.go); false (the default) looks at every port whenever one of the switch's
 	// queues changes.
 	BoundedPFCChecks bool
+	// NVLink is how the flows of every server's NVLink go — those whose path and ACK route run
+	// from a GPU to its NVSwitch and on to another GPU (nvlink.go): as a fluid with the rest
+	// (NVLinkFluid, the zero value), packet by packet as in SimAI's ns-3 (NVLinkPackets, package
+	// packets), or packet by packet where a server's NVLink goes busy with a short flow
+	// (NVLinkAuto). Packets need Transport.Payload > 0 and are not used under HPCC, whose
+	// reaction point reads the INT the NVSwitch does not write.
+	NVLink NVLinkRule
 }
 
 // Stats are the network's counters.
@@ -170,7 +178,8 @@ const (
 	stateFree uint8 = iota
 	stateSending
 	stateSent
-	stateAck // its last packet is on its way to the receiver, whose last ACK ends it (lastAckMade)
+	stateAck    // its last packet is on its way to the receiver, whose last ACK ends it (lastAckMade)
+	statePacket // carried by the packet model (Config.NVLink, nvlink.go): none of the fluid's state is its
 )
 
 // flow is one transfer: its sender's rate (cc), what its NIC injects, and how far along the
@@ -333,6 +342,9 @@ type Network struct {
 	pfc  PFCObserver
 	cfg  Config
 	rng  *rand.Rand
+	// pk and nv carry the NVLink flows packet by packet (Config.NVLink, nvlink.go); pk is nil when none can be.
+	pk *packets.Network
+	nv nvlinkDomains
 
 	flows []flow
 	// needs holds, with Config.PoissonMarks, each link's expected count of marked packets at
@@ -585,6 +597,9 @@ func New(s *engine.Scheduler, g *route.Graph, obs Observer, pfc PFCObserver, cfg
 	}
 	n.bobs, _ = obs.(fluid.BottleneckObserver)
 	n.h = s.Register(handler{n})
+	if err := n.newPackets(); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -646,6 +661,13 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	copy(n.arena[f.off:f.off+h], path)
 	copy(n.arena[f.off+h:f.off+h+ah], ack)
 	f.ack = ah
+	if n.pk != nil && n.nvlinkStart(id, path, ack, bytes) {
+		n.stats.Started++
+		if n.mon != nil {
+			n.mon.wake()
+		}
+		return FlowID(id)
+	}
 	for k, l := range path {
 		n.joinList(l, id, int32(k))
 	}
@@ -1648,6 +1670,9 @@ func (n *Network) markerOut(l int32, now engine.Time) {
 
 // arrive reports flow id's arrival at time at and frees its slot.
 func (n *Network) arrive(id int32, at engine.Time) {
+	if n.pk != nil {
+		n.nvlinkDone(id)
+	}
 	n.stats.Arrived++
 	if n.bobs != nil {
 		f := &n.flows[id]
@@ -1946,6 +1971,8 @@ func (n *Network) InFlightProgressWeighted(weight func(tag int64) float64) float
 			part = n.Injected(FlowID(i)) / float64(n.flows[i].wire)
 		case stateSent, stateAck:
 			part = 1
+		case statePacket:
+			part = n.pk.Sent(int32(i)) / float64(n.flows[i].wire)
 		default:
 			continue
 		}
@@ -1960,6 +1987,9 @@ func (n *Network) InFlightProgressWeighted(weight func(tag int64) float64) float
 // Injected is how many bytes flow f's sender has sent so far.
 func (n *Network) Injected(f FlowID) float64 {
 	fl := &n.flows[f]
+	if fl.state == statePacket {
+		return n.pk.Sent(int32(f))
+	}
 	if fl.state != stateSending {
 		return float64(fl.wire)
 	}
