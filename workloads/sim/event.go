@@ -18,6 +18,7 @@ import (
 	"simd/engine"
 	"simd/netmodel"
 	"simd/netmodel/ccfluid"
+	"simd/topo"
 	"simd/workloads"
 	"simd/workloads/moe"
 )
@@ -522,6 +523,9 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 	cfg.BoundedPFCChecks = opt.BoundedPFCChecks
 	cfg.Turns = !opt.NICFairShare
 	cfg.PoissonMarks = !opt.RegularMarks
+	if !nvlsMayRun(opt.Algorithms) && !nvlinkGoesDown(conf, fab) {
+		cfg.NVLink = [...]ccfluid.NVLinkRule{NVLinkAuto: ccfluid.NVLinkAuto, NVLinkPackets: ccfluid.NVLinkPackets, NVLinkFluid: ccfluid.NVLinkFluid}[opt.NVLink]
+	}
 	cfg.AckWait = [...]ccfluid.AckWait{AckWaitsLocked: ccfluid.AckWaitLocked, AckWaitsAligned: ccfluid.AckWaitAligned, AckWaitsAtRandom: ccfluid.AckWaitMean}[opt.AckWait]
 	tr := netmodel.TransportFor(conf, opt.AtArrival)
 	tr.NanosecondClock = !opt.ExactPacketTimes
@@ -538,6 +542,36 @@ func newSimulator(conf *configs.SimAIConf, confPath string, sched *engine.Schedu
 		return nil, err
 	}
 	return sim, nil
+}
+
+// nvlsMayRun reports whether a collective may run as NVLS or NVLS-Tree, whose flows start or end
+// at an NVSwitch: the packet model of the NVLink carries flows from GPU to GPU only.
+func nvlsMayRun(a algo.Options) bool {
+	if a.NVLS {
+		return true
+	}
+	for _, name := range a.Force {
+		if name == algo.NVLS || name == algo.NVLSTree {
+			return true
+		}
+	}
+	return false
+}
+
+// nvlinkGoesDown reports whether SimAI.conf's LINK_DOWN takes down a link of an NVSwitch, which
+// the packet model of the NVLink does not reroute.
+func nvlinkGoesDown(conf *configs.SimAIConf, fab *netmodel.Fabric) bool {
+	ld := conf.LinkDown
+	if !ld.Active() {
+		return false
+	}
+	kinds := fab.Topo.Kinds
+	for _, x := range []int{ld.A, ld.B} {
+		if x >= 0 && x < len(kinds) && kinds[x] == topo.NVSwitch {
+			return true
+		}
+	}
+	return false
 }
 
 // linkDownOffset is where SimAI's clock puts LINK_DOWN's time origin. Its ns-3 frontend fires

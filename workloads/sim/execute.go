@@ -321,6 +321,7 @@ type ProtocolRules struct {
 	StartOrder  string // mailbox or issue (-start-order; ParseStartOrder)
 	ECNDraws    string // poisson or regular (-ecn-draws; ParseECNDraws)
 	SamePath    string // bundled or apart (-same-path; ParseSamePath)
+	NVLink      string // auto, packets or fluid (-nvlink-model; ParseNVLink)
 }
 
 // apply sets opt's protocol rules from r, or returns the first bad value.
@@ -350,7 +351,10 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		*rule.to = v
 	}
 	var err error
-	opt.AckWait, err = ParseAckWait(r.AckWait)
+	if opt.AckWait, err = ParseAckWait(r.AckWait); err != nil {
+		return err
+	}
+	opt.NVLink, err = ParseNVLink(r.NVLink)
 	return err
 }
 
@@ -400,6 +404,36 @@ func ParseNICSharing(s string) (fair bool, err error) {
 // (every flow on its own); it returns EventOptions.FlowsApart.
 func ParseSamePath(p string) (apart bool, err error) {
 	return parseChoice("-same-path", p, "bundled", "apart")
+}
+
+// NVLinkModel is how the flows inside a server cross its NVLink under congestion control
+// (EventOptions.NVLink).
+type NVLinkModel uint8
+
+const (
+	// NVLinkAuto: packet by packet each time a server's NVLink goes busy with a flow of at most
+	// ccfluid.AutoPackets packets, as a fluid when with a longer one.
+	NVLinkAuto NVLinkModel = iota
+	// NVLinkPackets: packet by packet, as SimAI's ns-3 does.
+	NVLinkPackets
+	// NVLinkFluid: as a fluid, with the rest of the network.
+	NVLinkFluid
+)
+
+// ParseNVLink reads -nvlink-model: "auto" (the default, also "": under congestion control a
+// server's NVLink goes packet by packet, as in SimAI's ns-3, each time it goes busy with a flow
+// of at most ccfluid.AutoPackets packets, and as a fluid when with a longer one), "packets"
+// (always) or "fluid" (never).
+func ParseNVLink(s string) (NVLinkModel, error) {
+	switch s {
+	case "auto", "":
+		return NVLinkAuto, nil
+	case "packets":
+		return NVLinkPackets, nil
+	case "fluid":
+		return NVLinkFluid, nil
+	}
+	return 0, BadInputf("-nvlink-model %q: expected auto, packets or fluid", s)
 }
 
 // ParsePFCChecks reads -pfc-checks: "exact" (the default, also "": a PFC switch looks at its

@@ -118,6 +118,12 @@ type EventOptions struct {
 	// the flows in flight on one path (ParseSamePath, netmodel.Options.Bundles). The rates
 	// are the same; times differ by rounding.
 	FlowsApart bool
+	// NVLink is how the flows inside a server cross its NVLink under congestion control
+	// (ParseNVLink, ccfluid.Config.NVLink): the zero value, NVLinkAuto, goes packet by packet
+	// where a server's NVLink goes busy with a short flow, as SimAI's ns-3 does, and as a fluid
+	// where with a long one. Packets are never used where NVLS may run (an NVSwitch that
+	// reduces is not modelled as packets) or where LINK_DOWN takes down an NVLink.
+	NVLink NVLinkModel
 	// LookAhead says whether the scheduler looks one event ahead, the network asking for the
 	// records the next event will read while the one before runs (ParseLookAhead,
 	// netmodel.Simulator.SetLookAhead): LookAheadAuto (by the size of the network's link
