@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"simd/engine"
 	"simd/netmodel"
 	"simd/netmodel/fluid"
 	"simd/topo"
@@ -84,7 +85,8 @@ func TestEventDeterministic(t *testing.T) {
 // C·9052/9112) 84.18 µs. Sharing the port instead (-nic-sharing fair) ends the 8 flows at their
 // mean, 3.5 last packets early, in every step: 83.30 µs. The pure fluid's 14 × (5.825 + 0.1 +
 // 0.01) µs; with the 6 µs latency, 14 × 6 µs more. (To 1 ns: under turns the layer comes 0.8
-// ns later than this sum.)
+// ns later than this sum.) Packet by packet (-nvlink-model packets) every time is ns-3's whole
+// nanoseconds (packetLayer).
 func TestSendLatency(t *testing.T) {
 	firstLayer := func(csv string) float64 {
 		t.Helper()
@@ -120,6 +122,7 @@ func TestSendLatency(t *testing.T) {
 		{"with no send latency", nil, layer(2896.64e9, 2896.64e9, 0, 7, 0)},
 		{"with no send latency, exact packet times", []string{"-packet-time", "exact"}, layer(c, c*9052/9112, 60*8/c, 7, 0)},
 		{"with no send latency, the port shared", []string{"-nic-sharing", "fair"}, layer(2896.64e9, 2896.64e9, 0, 3.5, 3.5)},
+		{"with no send latency, the NVLink packet by packet", []string{"-nvlink-model", "packets"}, packetLayer()},
 	} {
 		dir := t.TempDir()
 		if code, _, errOut := runCLI(t, dir, append([]string{"-send-lat", "0", "-o", "out"}, r.args...)...); code != 0 {
@@ -722,4 +725,20 @@ func TestChunkOrderFlag(t *testing.T) {
 	if arr := fct("arrival", "-chunk-order", "arrival"); arr == def {
 		t.Error("-chunk-order arrival gives the default's flows: no chunk waited for an earlier one")
 	}
+}
+
+// packetLayer is TestSendLatency's layer, µs, with the NVLink packet by packet (package
+// packets): full packets of T = 25 ns, last packets of L = 3 ns (1,196 bytes, rounded down),
+// 25 ns links (d), ACKs of 0 ns. A step's 8 × 29 full packets leave a GPU's port in turn, then
+// the 8 last ones, L apart. The first channel's last packet reaches the NVSwitch while the
+// port there still sends the round's last full packet (the last channel's, stored since 8·29·T
+// + d), so it leaves at 8·29·T + d + T, reaches its GPU d + L later, and its ACK is back after
+// 2d more: 8·29·T + T + L + 4d = 5,928 ns. The other channels' last packets follow L apart, so
+// the last channel's flow ends 7L later. Each step starts 10 ns after the one before ended
+// (netmodel.IssueGap), and the layer ends with the last channel's flow of the 14th step, plus
+// the 1 ns of the update: 14 × (5,928 + 10) + 7 × 3 + 1 ns.
+func packetLayer() float64 {
+	const full, last, d = 25, 3, 25
+	first := 8*29*full + full + last + 4*d
+	return float64(14*(first+int(netmodel.IssueGap/engine.Nanosecond))+7*last+1) / 1000
 }

@@ -74,6 +74,8 @@ func TestStructuralValidation(t *testing.T) {
 			`simd: -forwarding "enqueue": expected dequeue or injection`},
 		{"unknown ACK wait rule", []string{"-w", "micro.txt", "-n", "good_topo", "-ack-wait", "random"},
 			`simd: -ack-wait "random": expected locked, aligned or mean`},
+		{"unknown NVLink model", []string{"-w", "micro.txt", "-n", "good_topo", "-nvlink-model", "cells"},
+			`simd: -nvlink-model "cells": expected auto, packets or fluid`},
 		{"unknown packet-time rule", []string{"-w", "micro.txt", "-n", "good_topo", "-packet-time", "ps"},
 			`simd: -packet-time "ps": expected ns or exact`},
 		{"unknown chunk-order rule", []string{"-w", "micro.txt", "-n", "good_topo", "-chunk-order", "step"},
