@@ -214,7 +214,8 @@ func RunAlone(ctx context.Context, jobs []Job, opt EventOptions) (alone []engine
 }
 
 // LogCounters logs the network model's counters after a run of events events: the solver's at
-// debug level, congestion control's at info level.
+// debug level, congestion control's (and the packet model's of the NVLink, when it carried
+// flows) at info level.
 func LogCounters(log *zap.Logger, m *netmodel.Simulator, events uint64) {
 	if n := m.Network(); n != nil {
 		st := n.Stats()
@@ -235,6 +236,10 @@ func LogCounters(log *zap.Logger, m *netmodel.Simulator, events uint64) {
 				fields = append(fields, zap.Uint64(name, st.EventsByKind[k]))
 			}
 			ce.Write(fields...)
+		}
+		if ps := n.PacketStats(); ps.Flows > 0 {
+			log.Info("NVLink packet by packet", zap.Uint64("flows", ps.Flows), zap.Uint64("packets", ps.Packets),
+				zap.Uint64("acks", ps.ACKs), zap.Uint64("events", ps.Events))
 		}
 	}
 }
