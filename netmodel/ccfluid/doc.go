@@ -24,6 +24,12 @@
 // flow's last packet leaves on its turn. What the port sends is the flow's injection; its bytes leave the sender at that rate,
 // and the flow is "sent" (Observer.FlowSent) when the last one has.
 //
+// The NVLink (Config.NVLink, nvlink.go). The flows inside a server — a GPU to its NVSwitch and on
+// to another GPU — may go packet by packet instead (package packets, SimAI's ns-3's rules): by
+// default where a server's NVLink goes busy with a flow of at most AutoPackets packets. Such a
+// flow keeps a slot here for its observers and nothing else of the model below; the monitors add
+// what the packets sent to what the fluid did on those links.
+//
 // Packets and ACKs (Config.Transport). A flow's links carry its payload and every packet's
 // headers. Every data packet brings back an ACK on the ACK's own route (Start's ack), which the
 // receiving NIC sends ahead of its data: a NIC port that has answered a flow keeps room for

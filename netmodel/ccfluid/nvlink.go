@@ -39,8 +39,8 @@ const (
 // AutoPackets is the longest flow, in packets, for which NVLinkAuto carries a server's NVLink
 // packet by packet: 4 packets of 9,000 bytes, 36 KB — the chunks of a ring over 16 GPUs of up
 // to 4 MiB, over 64 of up to 16 MiB. Measured on a 128-GPU ring all-reduce under DCQCN
-// (docs/performance.md, "The NVLink packet by packet"), packets against the fluid took 0.74 of
-// its time with NVLink flows of one packet, 1.35 with 4, 1.89 with 8 and 2.50 with 15.
+// (bench/nvlink; docs/performance.md, "The NVLink packet by packet"), packets took 0.77 of the
+// fluid's time with NVLink flows of one packet, 1.38 times it with 4, 1.88 with 8 and 2.7 with 15.
 const AutoPackets = 4
 
 // nvlinkDomains tracks the NVLink of every server for NVLinkAuto.
