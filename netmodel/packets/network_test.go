@@ -1,6 +1,7 @@
 package packets
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"simd/engine"
@@ -247,5 +248,52 @@ func TestRingConservesPackets(t *testing.T) {
 	}
 	if acks := int64(stats.ACKs) * nvlinkTransport().Ack; up != wire+acks {
 		t.Errorf("uplinks sent %d bytes, want %d of data and %d of ACKs", up, wire, acks)
+	}
+}
+
+// Random flows between the GPUs of a server, windows on and off: every flow is done once and
+// never sooner than it would be alone (TestOneFlowAlone's closed form), every data packet
+// brought one ACK, and every port is idle and empty at the end.
+func TestRandomFlowsProperties(t *testing.T) {
+	const gpus, d = 6, 25 * ns
+	tr := nvlinkTransport()
+	alone := func(bytes int64) engine.Time {
+		full := engine.Time(25) * ns // 9,052 bytes at 2,880 Gb/s, whole nanoseconds
+		last := engine.Time(float64(tr.Last(bytes))*8/2880) * ns
+		if n := tr.Packets(bytes); n > 1 {
+			return engine.Time(n)*full + last + 4*d
+		}
+		return 2*last + 4*d
+	}
+	for seed := range 20 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		win := int64(0)
+		if seed%2 == 1 {
+			win = int64(1+rng.IntN(4)) * 9000
+		}
+		st := newStar(t, gpus, 2880e9, d, Config{Transport: tr, Window: win})
+		size := map[int32]int64{}
+		for slot := range int32(60) {
+			a := int32(rng.IntN(gpus))
+			b := (a + 1 + int32(rng.IntN(gpus-1))) % gpus
+			bytes := int64(rng.IntN(80000))
+			size[slot] = bytes
+			st.flow(slot, a, b, bytes, engine.Time(rng.IntN(3000))*ns)
+		}
+		st.s.Run()
+		for slot, bytes := range size {
+			if got, lo := st.fct(slot), alone(max(bytes, 1)); got < lo {
+				t.Errorf("seed %d: flow %d of %d bytes took %v, less than %v alone", seed, slot, bytes, got, lo)
+			}
+		}
+		if s := st.n.Stats(); s.ACKs != s.Packets || s.Flows != uint64(len(size)) {
+			t.Errorf("seed %d: %+v for %d flows", seed, s, len(size))
+		}
+		for l := range st.n.links {
+			lk := &st.n.links[l]
+			if lk.busy || lk.queued != 0 || lk.q.len() != 0 || lk.acks.len() != 0 {
+				t.Errorf("seed %d: link %d not idle at the end", seed, l)
+			}
+		}
 	}
 }
