@@ -122,8 +122,8 @@ type Config struct {
 	// from a GPU to its NVSwitch and on to another GPU (nvlink.go): as a fluid with the rest
 	// (NVLinkFluid, the zero value), packet by packet as in SimAI's ns-3 (NVLinkPackets, package
 	// packets), or packet by packet where a server's NVLink goes busy with a short flow
-	// (NVLinkAuto). Packets need Transport.Payload > 0 and are not used under HPCC, whose
-	// reaction point reads the INT the NVSwitch does not write.
+	// (NVLinkAuto). Packets need a Transport.Payload of 1 to packets.MaxPayload bytes and are
+	// not used under HPCC, whose reaction point reads the INT the NVSwitch does not write.
 	NVLink NVLinkRule
 }
 

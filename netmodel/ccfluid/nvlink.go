@@ -53,8 +53,8 @@ type nvlinkDomains struct {
 
 // newPackets builds the packet model when the configuration asks for it.
 func (n *Network) newPackets() error {
-	if n.cfg.NVLink == NVLinkFluid || n.cfg.Transport.Payload <= 0 || n.mode == ModeHPCC {
-		return nil
+	if p := n.cfg.Transport.Payload; n.cfg.NVLink == NVLinkFluid || p <= 0 || p > packets.MaxPayload || n.mode == ModeHPCC {
+		return nil // a PACKET_PAYLOAD_SIZE past what a packet word holds keeps the fluid
 	}
 	g := n.g
 	links := make([]packets.Link, g.NumDirLinks())

@@ -6,6 +6,7 @@ import (
 
 	"simd/engine"
 	"simd/netmodel/fluid"
+	"simd/netmodel/packets"
 	"simd/topo"
 	"simd/topo/route"
 )
@@ -114,5 +115,18 @@ func TestPacketConflict(t *testing.T) {
 	_, fl, _, _ := setup(t, nvlinkServer(t), nvlinkConfig(NVLinkFluid))
 	if fl.PacketConflict([]int32{0}, []int32{1}) {
 		t.Error("without packets nothing conflicts")
+	}
+}
+
+// A payload a packet word cannot hold (PACKET_PAYLOAD_SIZE past packets.MaxPayload) keeps the
+// NVLink in the fluid instead of failing the run.
+func TestNVLinkHugePayloadKeepsTheFluid(t *testing.T) {
+	cfg := nvlinkConfig(NVLinkPackets)
+	cfg.Transport.Payload = packets.MaxPayload + 1
+	s, n, rec, _ := setup(t, nvlinkServer(t), cfg)
+	n.Start(nvPath, nvAck, 8192, 1)
+	s.Run()
+	if _, ok := rec.arrived[1]; !ok || n.PacketStats().Flows != 0 {
+		t.Errorf("arrived %v, %d flows as packets; want the fluid to carry it", ok, n.PacketStats().Flows)
 	}
 }

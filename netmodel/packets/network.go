@@ -225,9 +225,6 @@ func (n *Network) Sent(slot int32) float64 {
 	return float64(q.nxt + (q.nxt+t.Payload-1)/t.Payload*t.Header)
 }
 
-// Wire is the wire bytes of a flow of bytes.
-func (n *Network) Wire(bytes int64) int64 { return n.cfg.Transport.Wire(max(bytes, 1)) }
-
 // LinkState is link l's queue (the wire bytes waiting at a switch port; 0 at a NIC port) and the
 // wire bytes it has sent by now, a packet on the wire counting as its part sent.
 func (n *Network) LinkState(l int32, now engine.Time) (queued, sent float64) {

@@ -224,7 +224,7 @@ func TestRingConservesPackets(t *testing.T) {
 		for range 7 {
 			b := int64(1 + 37000*int(slot)%500000)
 			st.flow(slot, g, (g+1)%8, b, engine.Time(slot%5)*10*ns)
-			wire += st.n.Wire(b)
+			wire += nvlinkTransport().Wire(b)
 			slot++
 		}
 	}
