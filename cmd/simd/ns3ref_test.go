@@ -36,7 +36,7 @@ import (
 //     enqueues or sends, and a busy switch's ports near their level flap where the fluid's
 //     pause once (docs/congestion-model.md, "PFC");
 //   - ns3_rerun, for a case whose folder holds rerun/ (ns-3 run again with the send latency 2 ns
-//     longer, or a flow file run again as it was): that run scored against the case's the same
+//     longer or the NIC links 1 ns longer, or a flow file run again as it was): that run scored against the case's the same
 //     way, the per-layer error and the flows median. It is not bounded; it tells a miss of simd's from ns-3's own spread: where
 //     ns-3 moves its own flows by more than 5%, no model can match that one run's closer.
 //
@@ -72,9 +72,9 @@ type ns3Case struct {
 	flows              string            // or a file name in the flows folder
 	env                map[string]string // the environment of the run
 	ns3Wall            float64           // wall-clock seconds of the ns-3 run, −1 if unknown
-	// rerun is the folder of a second ns-3 run of the case with the send latency 2 ns longer, or
-	// of a flow file with the same inputs (rerun/case.txt, its report and FCTs), "" without one:
-	// how far ns-3 moves itself.
+	// rerun is the folder of a second ns-3 run of the case with the send latency 2 ns longer
+	// (or the NIC links 1 ns longer), or of a flow file with the same inputs (rerun/case.txt,
+	// its report and FCTs), "" without one: how far ns-3 moves itself.
 	rerun string
 	// draws are the folders of more ns-3 runs of the case's inputs with another stream of its
 	// random numbers (draws/<N>/: RngRun N), in name order: what ns-3 gives over its ECN marks'
@@ -640,7 +640,7 @@ func ns3Table(rows []ns3Result) string {
 		}
 	}
 	if reruns > 0 {
-		fmt.Fprintf(&b, "ns3_rerun: ns-3 run again (the send latency 2 ns longer; a flow file as it was), its per-layer error/flows median against the run: "+
+		fmt.Fprintf(&b, "ns3_rerun: ns-3 run again (the send latency 2 ns longer or the NIC links 1 ns longer; a flow file as it was), its per-layer error/flows median against the run: "+
 			"%d cases, ns-3's own median at or above 5%% on %d, simd's median at or below ns-3's own on %d\n", reruns, chaotic, within)
 	}
 	return b.String()
