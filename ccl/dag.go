@@ -139,6 +139,22 @@ type SequencedDAG interface {
 	Sequence(id FlowID) (key, pos int32, ok bool)
 }
 
+// EndpointsDAG is implemented by DAGs that can tell a flow's sender and receiver for less than
+// the whole Flow (its piece and size): a runner whose ranks join one by one asks it of every
+// flow twice.
+type EndpointsDAG interface {
+	DAG
+	Endpoints(id FlowID) (src, dst int32)
+}
+
+// RankFlowsDAG is implemented by DAGs that can count the flows each member of the group sends
+// or receives without visiting every flow: RankFlows sets counts[i] (len(counts) is the group's
+// size) to those of the member of group index i.
+type RankFlowsDAG interface {
+	DAG
+	RankFlows(counts []int32)
+}
+
 // RootsDAG is implemented by DAGs that can list their roots (the flows without parents)
 // without visiting every flow: Roots appends them to buf in ascending id order, the order a
 // scan of every flow's parents would find them in, and returns it.
@@ -274,4 +290,42 @@ func SendDAG(src, dst []int32, gpusPerServer, totalGPUs int, bytes int64) (*Flow
 		b.Add(Flow{Src: src[i], Dst: dst[i], Bytes: bytes, Channel: int32(i), Kind: KindP2P})
 	}
 	return b.Build()
+}
+
+// Endpoints is flow f's sender and receiver, through EndpointsDAG where d has it.
+func Endpoints(d DAG, f FlowID) (src, dst int32) {
+	if e, ok := d.(EndpointsDAG); ok {
+		return e.Endpoints(f)
+	}
+	fl := d.Flow(f)
+	return fl.Src, fl.Dst
+}
+
+// RankFlows sets counts[i] to the flows the member of group index i of d's collective sends or
+// receives (len(counts) is the group's size), through RankFlowsDAG where d has it.
+func RankFlows(d DAG, counts []int32) {
+	if r, ok := d.(RankFlowsDAG); ok {
+		r.RankFlows(counts)
+		return
+	}
+	CountRankFlows(d, counts)
+}
+
+// CountRankFlows is RankFlows by a pass over every flow (endpoints outside the group, such as
+// NVSwitches, are not counted).
+func CountRankFlows(d DAG, counts []int32) {
+	clear(counts)
+	at := make(map[int32]int32, len(counts))
+	for i, r := range d.Collective().Ranks {
+		at[r] = int32(i)
+	}
+	for f := range d.NumFlows() {
+		src, dst := Endpoints(d, FlowID(f))
+		if i, ok := at[src]; ok {
+			counts[i]++
+		}
+		if i, ok := at[dst]; ok {
+			counts[i]++
+		}
+	}
 }

@@ -36,6 +36,28 @@ func (d *PairsDAG) Flow(id FlowID) Flow {
 	}
 }
 
+// Endpoints implements EndpointsDAG: Flow's Src and Dst.
+func (d *PairsDAG) Endpoints(id FlowID) (src, dst int32) {
+	n := len(d.Coll.Ranks)
+	i, j := int(id)/(n-1), int(id)%(n-1)
+	switch {
+	case d.Rotated:
+		if j += i + 1; j >= n {
+			j -= n
+		}
+	case j >= i:
+		j++
+	}
+	return d.Coll.Ranks[i], d.Coll.Ranks[j]
+}
+
+// RankFlows implements RankFlowsDAG: every member sends to and receives from each of the others.
+func (d *PairsDAG) RankFlows(counts []int32) {
+	for i := range counts {
+		counts[i] = int32(2 * (len(counts) - 1))
+	}
+}
+
 // Parents implements DAG: no flow waits.
 func (d *PairsDAG) Parents(_ FlowID, buf []FlowID) []FlowID { return buf }
 

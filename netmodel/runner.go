@@ -137,6 +137,10 @@ type Simulator struct {
 
 	inOrder bool // SetIssueInOrder
 
+	// rankFlows is, per DAG run with its ranks joining one by one (RunRanks), how many of its
+	// flows each rank of its group sends or receives.
+	rankFlows map[ccl.DAG][]int32
+
 	// The start's mailboxes (SetStartMailbox, mailbox.go): settled[rank] once a flow it sent
 	// or received is done (unsettled: the ranks not yet), mail the sends of this instant,
 	// mailStarts those scheduled to start (mailFree: free slots), and flushMail's scratch.
@@ -336,6 +340,9 @@ type dagRun struct {
 	seq    ccl.SequencedDAG
 	issued []issuePoint
 	held   map[uint64]heldFlow
+	// gate, for a run whose ranks join one by one (RunRanks), holds the flows of ranks that
+	// have not and counts each rank's flows; nil for a run of the collective at once.
+	gate *rankGate
 }
 
 // issuePoint is where a sequence of a run stands: the next place to release, and the release
@@ -529,7 +536,19 @@ func (m *Simulator) work(sent float64) float64 {
 // Run starts DAG d now; done is called (from an engine event) when its last flow has arrived.
 // The run's id is reused once it is done.
 func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
+	return m.run(d, lat, done, nil)
+}
+
+// run starts d's run: done when every flow has arrived, rankDone (when not nil) for each rank
+// of a run whose ranks join one by one (RunRanks).
+func (m *Simulator) run(d ccl.DAG, lat Latency, done func(), rankDone func(int32)) RunID {
 	run := dagRun{dag: d, coll: d.Collective(), lat: lat, remaining: d.NumFlows(), done: done, gpsShift: -1}
+	if rankDone != nil {
+		if m.rankFlows == nil {
+			m.rankFlows = map[ccl.DAG][]int32{}
+		}
+		run.gate = newRankGate(d, run.coll, rankDone, m.rankFlows)
+	}
 	if g := run.coll.GPUsPerServer; g > 0 && g&(g-1) == 0 {
 		run.gpsShift = bits.TrailingZeros(uint(g))
 	}
@@ -550,7 +569,9 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 	}
 	r := &m.runs[id]
 	if r.remaining == 0 {
-		m.s.AtFunc(m.s.Now(), func() { m.finishRun(id, m.s.Now()) })
+		if r.gate == nil { // else the last rank's join finishes it
+			m.s.AtFunc(m.s.Now(), func() { m.finishRun(id, m.s.Now()) })
+		}
 		return id
 	}
 	m.roots = m.roots[:0]
@@ -577,6 +598,14 @@ func (m *Simulator) Run(d ccl.DAG, lat Latency, done func()) RunID {
 		// append would grow them a quarter at a time, copying a million sends a dozen times.
 		m.mail = fluid.Grow(m.mail, len(m.roots))
 		m.mailStarts = fluid.Grow(m.mailStarts, len(m.roots)-len(m.mailFree))
+	}
+	if r.gate != nil {
+		// Each rank's roots wait for its join (rankGate.holdRoots); a root sent from outside
+		// the group waits for no one.
+		for _, f := range r.gate.holdRoots(r.dag, m.roots) {
+			m.ready(id, f, m.s.Now())
+		}
+		return id
 	}
 	for _, f := range m.roots {
 		m.ready(id, f, m.s.Now())
@@ -639,6 +668,12 @@ const IssueGap = 10 * engine.Nanosecond
 // and is released no earlier than IssueGap after it; the flows that waited behind f follow.
 func (m *Simulator) ready(id RunID, f ccl.FlowID, at engine.Time) {
 	r := &m.runs[id]
+	if r.gate != nil {
+		var held bool
+		if held, at = r.gate.gated(r, f, at); held {
+			return
+		}
+	}
 	if r.seq == nil {
 		m.release(id, f, at)
 		return
@@ -1101,6 +1136,13 @@ func (m *Simulator) FlowArrived(nf fluid.FlowID, now engine.Time) {
 	}
 	r.end = max(r.end, now)
 	r.remaining--
+	if g := r.gate; g != nil {
+		m.rankArrived(g, r, f, now)
+		if r.remaining == 0 && g.unjoined == 0 {
+			m.finishRun(id, r.end)
+		}
+		return
+	}
 	if r.remaining == 0 {
 		m.finishRun(id, r.end)
 	}

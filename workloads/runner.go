@@ -87,6 +87,9 @@ type Runner struct {
 	res         RunResult
 	outstanding [][3]int
 	issuedAt    [][3][]engine.Time // issue times of running collectives, FIFO per layer and phase
+	// quiet runs the pass without its statistics (res.Layers, issuedAt): a rank whose figures
+	// nobody reads (Ranks).
+	quiet bool
 
 	// The step the iteration is suspended on, if any, and the (layer, phase) whose collectives
 	// it is waiting for (for the end-of-pass wait, the current one; see waitAllNext).
@@ -112,14 +115,23 @@ type Runner struct {
 
 // NewRunner prepares one pass of w under layout l. net may be nil (analytical).
 func NewRunner(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network) *Runner {
+	return newRunner(w, l, s, net, w.Plan(), false)
+}
+
+// newRunner is NewRunner with the pass's plan given; a quiet runner keeps no statistics.
+func newRunner(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network, plan []PlanStep, quiet bool) *Runner {
 	n := len(w.Layers)
-	return &Runner{
+	r := &Runner{
 		w: w, layout: l, s: s, net: net, stage: -1, recv: -1,
-		plan:        w.Plan(),
-		res:         RunResult{Layers: make([][3]PhaseStats, n)},
+		plan:        plan,
 		outstanding: make([][3]int, n),
-		issuedAt:    make([][3][]engine.Time, n),
+		quiet:       quiet,
 	}
+	if !quiet {
+		r.res.Layers = make([][3]PhaseStats, n)
+		r.issuedAt = make([][3][]engine.Time, n)
+	}
+	return r
 }
 
 // Observe hangs o on the pass (before Start); nil removes it.
@@ -179,7 +191,9 @@ func (r *Runner) advance() {
 				continue
 			}
 			d := engine.Time(ns) * engine.Nanosecond
-			r.res.Layers[layer][st.Phase].Compute += d
+			if !r.quiet {
+				r.res.Layers[layer][st.Phase].Compute += d
+			}
 			r.computeLayer, r.computePhase, r.computeEnd = layer, st.Phase, r.s.Now()+d
 			if r.obs != nil {
 				r.obs.Compute(r.stage, layer, st.Phase, r.s.Now(), r.computeEnd)
@@ -249,7 +263,9 @@ func (r *Runner) issue(layer int, ph Phase, blocking bool) bool {
 		// Nothing to communicate: SimAI issues no collective, so no update time follows either.
 		return false
 	}
-	r.res.Layers[layer][ph].Issued++
+	if !r.quiet {
+		r.res.Layers[layer][ph].Issued++
+	}
 	if r.obs != nil {
 		r.obs.Issued(r.stage, c, r.s.Now())
 	}
@@ -258,7 +274,9 @@ func (r *Runner) issue(layer int, ph Phase, blocking bool) bool {
 	}
 	now := r.s.Now()
 	r.outstanding[layer][ph]++
-	r.issuedAt[layer][ph] = append(r.issuedAt[layer][ph], now)
+	if !r.quiet {
+		r.issuedAt[layer][ph] = append(r.issuedAt[layer][ph], now)
+	}
 	r.running++
 	if blocking {
 		r.suspend(layer, ph, false)
@@ -285,23 +303,29 @@ func (r *Runner) collectiveDone(layer int, ph Phase) {
 
 func (r *Runner) finish(layer int, ph Phase) {
 	now := r.s.Now()
-	q := r.issuedAt[layer][ph]
-	start := q[0]
-	r.issuedAt[layer][ph] = q[1:]
 	r.outstanding[layer][ph]--
 	r.running--
-	st := &r.res.Layers[layer][ph]
-	st.Comm += now - start
+	var st *PhaseStats
+	var start engine.Time
+	if !r.quiet {
+		q := r.issuedAt[layer][ph]
+		start = q[0]
+		r.issuedAt[layer][ph] = q[1:]
+		st = &r.res.Layers[layer][ph]
+		st.Comm += now - start
+	}
 	if !r.blocked || r.recv >= 0 {
 		return // not waiting, or waiting for a pipeline message: a collective has no part in it
 	}
 	// Every instant of a wait is exposed communication of the (layer, phase) waited for, and
 	// of no other collective running meanwhile.
 	if r.waitLayer == layer && r.waitPhase == ph {
-		from := max(start, r.waitStart)
-		st.Exposed += now - from
-		if r.obs != nil {
-			r.obs.Exposed(r.stage, layer, ph, from, now)
+		if !r.quiet {
+			from := max(start, r.waitStart)
+			st.Exposed += now - from
+			if r.obs != nil {
+				r.obs.Exposed(r.stage, layer, ph, from, now)
+			}
 		}
 		r.waitStart = now
 	}

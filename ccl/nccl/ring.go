@@ -342,6 +342,33 @@ func (d *ringDAG) describe(id ccl.FlowID) ringFlow {
 }
 
 // Flow implements ccl.DAG.
+// RankFlows implements ccl.RankFlowsDAG where it needs no pass over the flows: in a plain ring
+// every member sends one flow and receives one at every step of every channel.
+func (d *ringDAG) RankFlows(counts []int32) {
+	if d.pxn {
+		ccl.CountRankFlows(d, counts)
+		return
+	}
+	per := int32(2 * d.NumFlows() / d.g.n)
+	for i := range counts {
+		counts[i] = per
+	}
+}
+
+// Endpoints implements ccl.EndpointsDAG: Flow's Src and Dst.
+func (d *ringDAG) Endpoints(id ccl.FlowID) (src, dst int32) {
+	if d.pxn {
+		f := d.Flow(id)
+		return f.Src, f.Dst
+	}
+	c, _, gi := d.decode(id)
+	q := d.pos(c, gi) + 1
+	if q == d.g.n {
+		q = 0
+	}
+	return d.g.ranks[gi], d.g.ranks[d.at(c, q)]
+}
+
 func (d *ringDAG) Flow(id ccl.FlowID) ccl.Flow {
 	if !d.pxn {
 		// A plain ring: describe's case for it, without the general record (this is the

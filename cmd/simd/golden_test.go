@@ -67,6 +67,14 @@ func goldenScenarios() []goldenScenario {
 				"grad1\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tREDUCESCATTER\t524288\t1\n")
 			return [][]string{{"-w", filepath.Base(w), "-g", "16", "-n", topo(t, dir, "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"), "-o", "out"}}
 		}},
+		{name: "event-allreduce-hpn32-dcqcn-lockstep", setup: func(t *testing.T, dir string) [][]string {
+			// The same in one program (-ranks lockstep): every rank goes on from a collective
+			// once it is done everywhere, and the report is of all ranks.
+			w := writeFile(t, dir, "dp16.txt", "MICRO\n2\n"+
+				"grad0\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t1048576\t1\n"+
+				"grad1\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tREDUCESCATTER\t524288\t1\n")
+			return [][]string{{"-w", filepath.Base(w), "-g", "16", "-n", topo(t, dir, "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"), "-ranks", "lockstep", "-o", "out"}}
+		}},
 		{name: "flows-incast-dcqcn", setup: func(t *testing.T, dir string) [][]string {
 			// Eight senders on the other server into GPU 0: the ToR port to it queues, marks and,
 			// without SimAI's window to hold the queue (HAS_WIN 0) and with 27 MB switch buffers,

@@ -78,6 +78,8 @@ func TestStructuralValidation(t *testing.T) {
 			`simd: -nvlink-model "cells": expected auto, packets or fluid`},
 		{"unknown packet-time rule", []string{"-w", "micro.txt", "-n", "good_topo", "-packet-time", "ps"},
 			`simd: -packet-time "ps": expected ns or exact`},
+		{"unknown ranks rule", []string{"-w", "micro.txt", "-n", "good_topo", "-ranks", "sync"},
+			`simd: -ranks "sync": expected own or lockstep`},
 		{"unknown chunk-order rule", []string{"-w", "micro.txt", "-n", "good_topo", "-chunk-order", "step"},
 			`simd: -chunk-order "step": expected channel or arrival`},
 	}

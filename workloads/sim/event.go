@@ -214,7 +214,7 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 		return nil, err
 	}
 	net := &collectiveNetwork{s: sched, sim: sim, sel: sel, w: s.in.Workload, layout: s.layout, total: fab.TotalGPUs(), chunks: opt.Chunks,
-		latency: latency(opt.SendLatency), dispatch: opt.EPDispatch, model: opt.DispatchModel}
+		latency: latency(opt.SendLatency), dispatch: opt.EPDispatch, model: opt.DispatchModel, ranked: !opt.RanksInLockstep}
 	if net.dispatch != 0 {
 		net.model.Seed ^= opt.Seed
 	}
@@ -278,7 +278,15 @@ type iteration interface {
 // newIteration prepares one pass of s's workload on sched against net: a Pipeline when the
 // workload's pipeline is simulated, a Runner otherwise.
 func (s *Simulation) newIteration(sched *engine.Scheduler, net workloads.Network) (iteration, error) {
-	if s.in.Workload.Pipelined(s.layout) {
+	pipelined := s.in.Workload.Pipelined(s.layout)
+	if cn, ok := net.(*collectiveNetwork); ok && cn.ranked && !pipelined {
+		rs, err := workloads.NewRanks(s.in.Workload, s.layout, sched, cn)
+		if err != nil {
+			return nil, BadInput(err)
+		}
+		return rs, nil
+	}
+	if pipelined {
 		p, err := workloads.NewPipeline(s.in.Workload, s.layout, sched, net)
 		if err != nil {
 			return nil, BadInput(err)
@@ -338,9 +346,40 @@ type collectiveNetwork struct {
 	sends     map[[2]int]*ccl.FlowDAG // pipeline sends by (from stage, to stage)
 	records   []Collective
 	runRec    []int // collective record of each simulator run
+	// ranked runs a pass rank by rank (workloads.Ranks; EventOptions.RanksInLockstep unset),
+	// open the collectives some of whose ranks have not reached them yet.
+	ranked bool
+	open   map[rankKey][]*rankedCollective
 }
 
 func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
+	plans, idx, err := n.begin(c)
+	if err != nil {
+		return err
+	}
+	left := len(plans)
+	finish := func() {
+		n.finished(idx)
+		done()
+	}
+	if left == 0 {
+		n.s.AtFunc(n.s.Now(), finish)
+		return nil
+	}
+	for _, p := range plans {
+		id := n.sim.Run(p.DAG, n.latency(p.Choice), func() {
+			if left--; left == 0 {
+				finish()
+			}
+		})
+		n.recordRun(id, idx)
+	}
+	return nil
+}
+
+// begin plans collective c and records it (started now); it returns the plans of its groups
+// and the record's index.
+func (n *collectiveNetwork) begin(c workloads.Collective) ([]algo.Planned, int, error) {
 	var plans []algo.Planned
 	var err error
 	if c.Op == ccl.OpSend {
@@ -349,7 +388,7 @@ func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
 		plans, err = n.plans(c)
 	}
 	if err != nil {
-		return err
+		return nil, 0, err
 	}
 	phase := c.Phase.String()
 	if c.Stage >= 0 && n.layout.PP > 1 && c.Op != ccl.OpSend {
@@ -382,28 +421,21 @@ func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {
 	}
 	rec.Algorithm = strings.Join(names, "+")
 	n.records = append(n.records, rec)
-	left := len(plans)
-	finish := func() {
-		n.records[idx].EndUs = n.s.Now().Microseconds()
-		n.records[idx].Done = true
-		done()
+	return plans, idx, nil
+}
+
+// finished marks collective record idx done, now.
+func (n *collectiveNetwork) finished(idx int) {
+	n.records[idx].EndUs = n.s.Now().Microseconds()
+	n.records[idx].Done = true
+}
+
+// recordRun notes that simulator run id belongs to collective record idx.
+func (n *collectiveNetwork) recordRun(id netmodel.RunID, idx int) {
+	for int(id) >= len(n.runRec) {
+		n.runRec = append(n.runRec, 0)
 	}
-	if left == 0 {
-		n.s.AtFunc(n.s.Now(), finish)
-		return nil
-	}
-	for _, p := range plans {
-		id := n.sim.Run(p.DAG, n.latency(p.Choice), func() {
-			if left--; left == 0 {
-				finish()
-			}
-		})
-		for int(id) >= len(n.runRec) {
-			n.runRec = append(n.runRec, 0)
-		}
-		n.runRec[id] = idx
-	}
-	return nil
+	n.runRec[id] = idx
 }
 
 // sendPlans is the plan of a pipeline send: every rank of stage c.Stage sends c.Bytes to the

@@ -319,6 +319,7 @@ type ProtocolRules struct {
 	NICSharing  string // turns or fair (-nic-sharing; ParseNICSharing)
 	ChunkOrder  string // channel or arrival (-chunk-order; ParseChunkOrder)
 	StartOrder  string // mailbox or issue (-start-order; ParseStartOrder)
+	Ranks       string // own or lockstep (-ranks; ParseRanks)
 	ECNDraws    string // poisson or regular (-ecn-draws; ParseECNDraws)
 	SamePath    string // bundled or apart (-same-path; ParseSamePath)
 	NVLink      string // auto, packets or fluid (-nvlink-model; ParseNVLink)
@@ -341,6 +342,7 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.NICSharing, ParseNICSharing, &opt.NICFairShare},
 		{r.ChunkOrder, ParseChunkOrder, &opt.ChunksOnArrival},
 		{r.StartOrder, ParseStartOrder, &opt.StartInIssueOrder},
+		{r.Ranks, ParseRanks, &opt.RanksInLockstep},
 		{r.ECNDraws, ParseECNDraws, &opt.RegularMarks},
 		{r.SamePath, ParseSamePath, &opt.FlowsApart},
 	} {
@@ -520,6 +522,14 @@ func ParseChunkOrder(o string) (onArrival bool, err error) {
 // EventOptions.StartInIssueOrder.
 func ParseStartOrder(o string) (inIssueOrder bool, err error) {
 	return parseChoice("-start-order", o, "mailbox", "issue")
+}
+
+// ParseRanks reads -ranks: SimAI's "own" (the default, also "": every rank runs its own copy
+// of the workload, goes on from a collective once its own part is done, and the report is rank
+// 0's) or "lockstep" (one program: a collective is done once done everywhere, and every rank
+// goes on then); it returns EventOptions.RanksInLockstep.
+func ParseRanks(o string) (lockstep bool, err error) {
+	return parseChoice("-ranks", o, "own", "lockstep")
 }
 
 // ParseECNDraws reads -ecn-draws: "poisson" (the default, also "": a port's marks fall as a

@@ -102,6 +102,11 @@ type EventOptions struct {
 	// ns-3 delivers them through a server's mailbox (ParseStartOrder,
 	// netmodel.Simulator.SetStartMailbox).
 	StartInIssueOrder bool
+	// RanksInLockstep runs a workload's pass as one program whose collectives are done when
+	// done everywhere, and reports that, instead of every rank running its own copy and the
+	// report being rank 0's, as SimAI does (ParseRanks, workloads.Ranks). Pipelined passes
+	// always run as one program of stages.
+	RanksInLockstep bool
 	// NICFairShare has a NIC port share its rate as a fluid (processor sharing) among the flows
 	// that ask for more than their share, instead of serving them in turn, a packet each, as
 	// SimAI's NIC does (ParseNICSharing, ccfluid.Config.Turns).
