@@ -99,5 +99,24 @@ func (rs *Ranks) Progress() (done, total int) {
 	return done, total
 }
 
-// Observe hangs o on rank 0's pass, the one reported.
-func (rs *Ranks) Observe(o Observer) { rs.runners[0].Observe(o) }
+// RankObserver is an Observer that watches a Ranks pass rank by rank: Rank is the observer of
+// rank's own pass.
+type RankObserver interface {
+	Observer
+	Rank(rank int) Observer
+}
+
+// Observe hangs o on the pass (before Start): a RankObserver's Rank(r) on every rank r's own
+// pass (each then keeps its statistics, to tell its waits), any other observer on rank 0's,
+// the one reported.
+func (rs *Ranks) Observe(o Observer) {
+	ro, ok := o.(RankObserver)
+	if !ok {
+		rs.runners[0].Observe(o)
+		return
+	}
+	for rank, r := range rs.runners {
+		r.keepStats()
+		r.Observe(ro.Rank(rank))
+	}
+}

@@ -134,6 +134,15 @@ func newRunner(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network, plan
 	return r
 }
 
+// keepStats makes a quiet runner keep its statistics (before Start).
+func (r *Runner) keepStats() {
+	if r.quiet {
+		r.quiet = false
+		r.res.Layers = make([][3]PhaseStats, len(r.w.Layers))
+		r.issuedAt = make([][3][]engine.Time, len(r.w.Layers))
+	}
+}
+
 // Observe hangs o on the pass (before Start); nil removes it.
 func (r *Runner) Observe(o Observer) { r.obs = o }
 

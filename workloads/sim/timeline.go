@@ -113,8 +113,42 @@ func (tl *Timeline) Attach(att Attachments, jobs []Job) Attachments {
 }
 
 func (jl *jobLine) Compute(stage, layer int, ph workloads.Phase, start, end engine.Time) {
-	jl.track(stage).Span(fmt.Sprintf("L%d %s %s compute", layer, jl.w.Layers[layer].Name, ph), "compute", start, end,
+	jl.compute(jl.track(stage), layer, ph, start, end)
+}
+
+func (jl *jobLine) compute(t *timeline.Track, layer int, ph workloads.Phase, start, end engine.Time) {
+	t.Span(fmt.Sprintf("L%d %s %s compute", layer, jl.w.Layers[layer].Name, ph), "compute", start, end,
 		timeline.Arg{Key: "layer", Value: layer}, timeline.Arg{Key: "phase", Value: ph.String()})
+}
+
+// Rank implements workloads.RankObserver: where every rank runs its own copy of the pass
+// (-ranks own), each rank's compute and waits go on a track of its own (ranks whose passes
+// are alike are merged into one when written), and the job's track keeps the collectives.
+func (jl *jobLine) Rank(rank int) workloads.Observer {
+	jl.track(-1).SetLabel("collectives")
+	return &rankLine{jl: jl, track: jl.proc.Track("", []int32{int32(rank)})}
+}
+
+// rankLine is the observer of one rank's own pass.
+type rankLine struct {
+	jl    *jobLine
+	track *timeline.Track
+}
+
+func (rl *rankLine) Compute(_, layer int, ph workloads.Phase, start, end engine.Time) {
+	rl.jl.compute(rl.track, layer, ph, start, end)
+}
+
+func (rl *rankLine) Issued(stage int, c workloads.Collective, at engine.Time) {
+	rl.jl.Issued(stage, c, at) // the analytical mode's; a pass of ranks is the event mode's
+}
+
+func (rl *rankLine) Exposed(_, layer int, ph workloads.Phase, start, end engine.Time) {
+	rl.jl.exposed(rl.track, layer, ph, start, end)
+}
+
+func (rl *rankLine) Received(_ int, st workloads.PlanStep, wait, sent, arrived engine.Time) {
+	rl.jl.received(rl.track, st, wait, sent, arrived)
 }
 
 func (jl *jobLine) Issued(stage int, c workloads.Collective, at engine.Time) {
@@ -131,18 +165,25 @@ func (jl *jobLine) Issued(stage int, c workloads.Collective, at engine.Time) {
 }
 
 func (jl *jobLine) Exposed(stage, layer int, ph workloads.Phase, start, end engine.Time) {
+	jl.exposed(jl.track(stage), layer, ph, start, end)
+}
+
+func (jl *jobLine) exposed(t *timeline.Track, layer int, ph workloads.Phase, start, end engine.Time) {
 	c := jl.w.Layers[layer].Phases[ph].Comm
-	jl.track(stage).Span(fmt.Sprintf("L%d %s wait %s %s", layer, ph, c.Op, c.Group), "wait", start, end,
+	t.Span(fmt.Sprintf("L%d %s wait %s %s", layer, ph, c.Op, c.Group), "wait", start, end,
 		timeline.Arg{Key: "layer", Value: layer}, timeline.Arg{Key: "phase", Value: ph.String()})
 }
 
 func (jl *jobLine) Received(stage int, st workloads.PlanStep, wait, sent, arrived engine.Time) {
+	jl.received(jl.track(stage), st, wait, sent, arrived)
+}
+
+func (jl *jobLine) received(t *timeline.Track, st workloads.PlanStep, wait, sent, arrived engine.Time) {
 	what := "activations"
 	if st.Phase != workloads.Fwd {
 		what = "gradients"
 	}
 	args := []timeline.Arg{{Key: "layer", Value: int(st.Layer)}, {Key: "micro_batch", Value: int(st.Micro)}, {Key: "chunk", Value: int(st.Chunk)}}
-	t := jl.track(stage)
 	if sent > wait {
 		t.Span(fmt.Sprintf("bubble (micro-batch %d %s)", st.Micro, what), "bubble", wait, sent, args...)
 	}

@@ -119,7 +119,7 @@ func TestTimelineShapes(t *testing.T) {
 		}, []string{`"args":{"name":"a"}`, `"args":{"name":"b"}`, `"args":{"name":"network"}`}, 2},
 		{"all ranks", true, func(t *testing.T) []Job {
 			return []Job{{Name: "a", Sim: placedJob(t, tp, timelineWorkload, "CC_MODE 0\n", gpuRange(0, 15)), Iterations: 1}}
-		}, []string{`"rank 0"`, `"rank 15"`, `"rank 15 comm"`}, 32},
+		}, []string{`"rank 0"`, `"rank 15"`, `"collectives · rank 15 comm"`}, 32},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jobs := tc.jobs(t)

@@ -118,6 +118,9 @@ func (p *Process) Track(label string, ranks []int32) *Track {
 	return tr
 }
 
+// SetLabel relabels the track (before WriteJSON).
+func (tr *Track) SetLabel(label string) { tr.label = label }
+
 // Span adds a main span (compute, a wait) from start to end. An end before start is taken as
 // start.
 func (tr *Track) Span(name, cat string, start, end engine.Time, args ...Arg) {

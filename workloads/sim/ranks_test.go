@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"simd/configs"
+	"simd/engine"
+	"simd/netmodel"
+	"simd/topo"
+	"simd/workloads"
+)
+
+// flowLog keeps every flow's endpoints and end.
+type flowLog struct{ recs []netmodel.FlowRecord }
+
+func (l *flowLog) FlowDone(r *netmodel.FlowRecord) { l.recs = append(l.recs, *r) }
+
+// hpnSimulation is workload text on 16 GPUs of the 32-GPU AlibabaHPN dual-ToR fabric (ECMP over
+// both ToRs, so a collective's ranks end at different times) under the shipped SimAI.conf.
+func hpnSimulation(t *testing.T, text string) *Simulation {
+	t.Helper()
+	w, _, err := workloads.Parse(strings.NewReader(text), "w.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join("..", "..", "topo", "testdata", "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tp, err := topo.Parse(f, "hpn32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := ClusterOf(tp, "hpn32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.GPUs = 16
+	c, err := configs.ShippedSimAIConf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Inputs{Workload: w, WorkloadName: "w.txt", Cluster: cl, Conf: c}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// With every rank on its own (the default), a layer's time is rank 0's: from the collective's
+// issue to the end of the last flow rank 0 sends or receives, which is before the last flow of
+// all here; in lockstep it is the last flow of all. Both run the same flows.
+func TestRanksReportRankZero(t *testing.T) {
+	const text = "MICRO\n1\ngrad0\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t1048576\t0\n"
+	for _, lockstep := range []bool{false, true} {
+		s := hpnSimulation(t, text)
+		log := &flowLog{}
+		att := Attachments{Attach: func(m *netmodel.Simulator) error { m.Observe(log); return nil }}
+		r, err := s.Event(context.Background(), EventOptions{SendLatency: -1, RanksInLockstep: lockstep}, att)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last, rank0 engine.Time
+		for _, f := range log.recs {
+			last = max(last, f.Arrived)
+			if f.Src == 0 || f.Dst == 0 {
+				rank0 = max(rank0, f.Arrived)
+			}
+		}
+		if rank0 >= last {
+			t.Fatalf("rank 0's last flow ends at %v, the last at %v: the case does not tell the two apart", rank0, last)
+		}
+		issue := fromMicros(r.Collectives[0].StartUs) // every rank issues it at once here
+		want := rank0 - issue
+		if lockstep {
+			want = last - issue
+		}
+		got := r.Run.Layers[0][workloads.WG].Comm
+		if got != want {
+			t.Errorf("lockstep %v: the layer's communication %v, want %v", lockstep, got, want)
+		}
+	}
+}
+
+// A timeline of ranks on their own has a track per rank (merged where alike) for compute and
+// waits, and one for the collectives.
+func TestRanksTimeline(t *testing.T) {
+	const text = "MICRO\n2\ngrad0\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tALLREDUCE\t1048576\t1\n" +
+		"grad1\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tREDUCESCATTER\t524288\t1\n"
+	s := hpnSimulation(t, text)
+	tl := NewTimeline(false)
+	jobs := []Job{{Name: "w.txt", Sim: s}}
+	r, err := s.Event(context.Background(), EventOptions{SendLatency: -1}, tl.Attach(Attachments{}, jobs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.Collectives(0, r.Collectives, r.End)
+	got := writeTimeline(t, tl)
+	for _, want := range []string{`"collectives · ranks 0-15 comm"`, `"rank 0"`, `"L1 wg wait reducescatter DP"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the timeline does not hold %s", want)
+		}
+	}
+	if n := strings.Count(got, `"thread_name"`); n < 5 {
+		t.Errorf("%d threads: the ranks' tracks, which end at different times here, were merged", n)
+	}
+}
