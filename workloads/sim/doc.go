@@ -47,12 +47,15 @@
 //
 //   - The event loop is engine.Scheduler's run loop (engine/scheduler.go): one clock, one heap
 //     of events ordered by (time, sequence). Event builds a scheduler and a
-//     netmodel.Simulator on it, starts the iteration, a workloads.Runner (workloads.Pipeline
-//     when PP > 1: newIteration), and runs the loop; RunJobs starts one per job and
+//     netmodel.Simulator on it, starts the iteration, workloads.Ranks, a Runner per rank
+//     (a single workloads.Runner with -ranks lockstep, workloads.Pipeline when PP > 1:
+//     newIteration), and runs the loop; RunJobs starts one per job and
 //     iteration on the same loop. The watcher (watch.go) looks at the loop between events;
 //     ETA (eta.go) estimates from what it sees the wall time a run still needs, for the
 //     progress report.
-//   - A collective becomes flows in collectiveNetwork.Start (event.go): the algorithm selector
+//   - A collective becomes flows in collectiveNetwork.Start (event.go), or StartRank (ranks.go)
+//     when the ranks run on their own, the first rank to reach it starting its runs
+//     (netmodel.Simulator.RunRanks) and each joining as it reaches it: the algorithm selector
 //     (ccl/algo) plans one flow DAG per group of the collective's kind (ccl/nccl, ccl/alltoall,
 //     ccl/rhd, ...; DeepEP or FAST dispatches from workloads/moe for EP all-to-alls under
 //     EventOptions.EPDispatch), plans are shared by every collective of the same operation, group
