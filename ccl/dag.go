@@ -139,12 +139,13 @@ type SequencedDAG interface {
 	Sequence(id FlowID) (key, pos int32, ok bool)
 }
 
-// EndpointsDAG is implemented by DAGs that can tell a flow's sender and receiver for less than
-// the whole Flow (its piece and size): a runner whose ranks join one by one asks it of every
-// flow twice.
-type EndpointsDAG interface {
+// MembersDAG is implemented by DAGs that can tell a flow's sender and receiver as members of the
+// group — their group indices, −1 for an endpoint outside it (an NVSwitch) — for less than the
+// whole Flow (its piece and size): a runner whose ranks join one by one asks it of every flow.
+// ok false: ask Flow.
+type MembersDAG interface {
 	DAG
-	Endpoints(id FlowID) (src, dst int32)
+	Members(id FlowID) (src, dst int32, ok bool)
 }
 
 // RankFlowsDAG is implemented by DAGs that can count the flows each member of the group sends
@@ -292,13 +293,16 @@ func SendDAG(src, dst []int32, gpusPerServer, totalGPUs int, bytes int64) (*Flow
 	return b.Build()
 }
 
-// Endpoints is flow f's sender and receiver, through EndpointsDAG where d has it.
-func Endpoints(d DAG, f FlowID) (src, dst int32) {
-	if e, ok := d.(EndpointsDAG); ok {
-		return e.Endpoints(f)
+// Members is flow f's sender and receiver as group indices (−1 outside the group), through
+// MembersDAG where d has it, else from Flow with index (a rank's group index, −1 for none).
+func Members(d DAG, f FlowID, index func(rank int32) int32) (src, dst int32) {
+	if m, ok := d.(MembersDAG); ok {
+		if s, t, ok := m.Members(f); ok {
+			return s, t
+		}
 	}
 	fl := d.Flow(f)
-	return fl.Src, fl.Dst
+	return index(fl.Src), index(fl.Dst)
 }
 
 // RankFlows sets counts[i] to the flows the member of group index i of d's collective sends or
@@ -319,13 +323,19 @@ func CountRankFlows(d DAG, counts []int32) {
 	for i, r := range d.Collective().Ranks {
 		at[r] = int32(i)
 	}
-	for f := range d.NumFlows() {
-		src, dst := Endpoints(d, FlowID(f))
-		if i, ok := at[src]; ok {
-			counts[i]++
+	index := func(r int32) int32 {
+		if i, ok := at[r]; ok {
+			return i
 		}
-		if i, ok := at[dst]; ok {
-			counts[i]++
+		return -1
+	}
+	for f := range d.NumFlows() {
+		src, dst := Members(d, FlowID(f), index)
+		if src >= 0 {
+			counts[src]++
+		}
+		if dst >= 0 {
+			counts[dst]++
 		}
 	}
 }

@@ -36,8 +36,8 @@ func (d *PairsDAG) Flow(id FlowID) Flow {
 	}
 }
 
-// Endpoints implements EndpointsDAG: Flow's Src and Dst.
-func (d *PairsDAG) Endpoints(id FlowID) (src, dst int32) {
+// Members implements MembersDAG: flow i·(n−1) + m goes from member i to its m-th peer.
+func (d *PairsDAG) Members(id FlowID) (src, dst int32, ok bool) {
 	n := len(d.Coll.Ranks)
 	i, j := int(id)/(n-1), int(id)%(n-1)
 	switch {
@@ -48,7 +48,7 @@ func (d *PairsDAG) Endpoints(id FlowID) (src, dst int32) {
 	case j >= i:
 		j++
 	}
-	return d.Coll.Ranks[i], d.Coll.Ranks[j]
+	return int32(i), int32(j), true
 }
 
 // RankFlows implements RankFlowsDAG: every member sends to and receives from each of the others.

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// The all-to-all's shortcuts give what its flows say, and a stored DAG is counted by its flows,
+// The all-to-all's shortcuts give what its flows say (members: the group indices of Src and Dst), and a stored DAG is counted by its flows,
 // endpoints outside the group (an NVSwitch) not counted.
-func TestEndpointsAndRankFlows(t *testing.T) {
+func TestMembersAndRankFlows(t *testing.T) {
 	var dags []DAG
 	for _, n := range []int{2, 3, 5, 8} {
 		for _, rot := range []bool{false, true} {
@@ -33,11 +33,12 @@ func TestEndpointsAndRankFlows(t *testing.T) {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
 			ranks := d.Collective().Ranks
 			want := make([]int32, len(ranks))
+			index := func(r int32) int32 { return int32(slices.Index(ranks, r)) }
 			for f := range d.NumFlows() {
 				fl := d.Flow(FlowID(f))
-				src, dst := Endpoints(d, FlowID(f))
-				if src != fl.Src || dst != fl.Dst {
-					t.Fatalf("flow %d: endpoints %d → %d, the flow %d → %d", f, src, dst, fl.Src, fl.Dst)
+				src, dst := Members(d, FlowID(f), index)
+				if src != index(fl.Src) || dst != index(fl.Dst) {
+					t.Fatalf("flow %d (%d → %d): members %d → %d", f, fl.Src, fl.Dst, src, dst)
 				}
 				if i := slices.Index(ranks, fl.Src); i >= 0 {
 					want[i]++

@@ -30,6 +30,9 @@ type rankGate struct {
 	shift        int32
 	pos          map[int32]int32
 	n            int32
+	ranks        []int32
+	// mem tells a flow's members without Flow, where the DAG can (rings, all-to-alls).
+	mem ccl.MembersDAG
 
 	joinAt []engine.Time
 	// roots are the run's roots by sender, rootAt[i]..rootAt[i+1] those of group index i (the
@@ -47,10 +50,13 @@ type rankGate struct {
 
 // newRankGate builds the gate of a run of d: its group's ranks, and how many flows each sends
 // or receives (ccl.RankFlows, a pass over the DAG's flows for most DAGs, the first time d runs;
-// counts holds them per DAG, since a workload runs the same DAG layer after layer).
+// counts holds them per DAG, since a workload runs the same DAG layer after layer). A flow's
+// members come from ccl.MembersDAG where d has it: a ring's or an all-to-all's arithmetic
+// gives its sender's and receiver's group indices for less than a rank's lookup.
 func newRankGate(d ccl.DAG, coll *ccl.Collective, rankDone func(int32), counts map[ccl.DAG][]int32) *rankGate {
 	ranks := coll.Ranks
-	g := &rankGate{n: int32(len(ranks)), rankDone: rankDone}
+	g := &rankGate{n: int32(len(ranks)), ranks: ranks, rankDone: rankDone}
+	g.mem, _ = d.(ccl.MembersDAG)
 	if len(ranks) > 0 {
 		g.base, g.stride = ranks[0], 1
 		if len(ranks) > 1 {
@@ -113,13 +119,23 @@ func (g *rankGate) local(r int32) int32 {
 	return -1
 }
 
+// members is flow f's sender and receiver as group indices (−1 outside the group).
+func (g *rankGate) members(d ccl.DAG, f ccl.FlowID) (src, dst int32) {
+	if g.mem != nil {
+		if s, t, ok := g.mem.Members(f); ok {
+			return s, t
+		}
+	}
+	fl := d.Flow(f)
+	return g.local(fl.Src), g.local(fl.Dst)
+}
+
 // holdRoots keeps the run's roots until their senders join, grouped by sender; it returns those
 // sent from outside the group (none in the DAGs of ccl, whose roots' senders are members).
 func (g *rankGate) holdRoots(d ccl.DAG, roots []ccl.FlowID) (outside []ccl.FlowID) {
 	g.rootAt = make([]int32, g.n+1)
 	for _, f := range roots {
-		src, _ := ccl.Endpoints(d, f)
-		if i := g.local(src); i >= 0 {
+		if i, _ := g.members(d, f); i >= 0 {
 			g.rootAt[i+1]++
 		} else {
 			outside = append(outside, f)
@@ -131,8 +147,7 @@ func (g *rankGate) holdRoots(d ccl.DAG, roots []ccl.FlowID) (outside []ccl.FlowI
 	g.roots = make([]ccl.FlowID, len(roots))
 	next := slices.Clone(g.rootAt[:g.n])
 	for _, f := range roots {
-		src, _ := ccl.Endpoints(d, f)
-		if i := g.local(src); i >= 0 {
+		if i, _ := g.members(d, f); i >= 0 {
 			g.roots[next[i]] = f
 			next[i]++
 		}
@@ -194,8 +209,7 @@ func (g *rankGate) gated(r *dagRun, f ccl.FlowID, at engine.Time) (bool, engine.
 	if g.unjoined == 0 {
 		return false, at
 	}
-	src, _ := ccl.Endpoints(r.dag, f)
-	i := g.local(src)
+	i, _ := g.members(r.dag, f)
 	if i < 0 {
 		return false, at
 	}
@@ -208,16 +222,20 @@ func (g *rankGate) gated(r *dagRun, f ccl.FlowID, at engine.Time) (bool, engine.
 
 // rankArrived counts flow f of run r, arrived at at, for its two ranks.
 func (m *Simulator) rankArrived(g *rankGate, r *dagRun, f ccl.FlowID, at engine.Time) {
-	src, dst := ccl.Endpoints(r.dag, f)
-	for _, ep := range [2]int32{src, dst} {
-		i := g.local(ep)
-		if i < 0 {
-			continue
-		}
-		g.end[i] = max(g.end[i], at)
-		if g.left[i]--; g.left[i] == 0 && g.joinAt[i] >= 0 {
-			m.rankDoneAt(g, ep, max(g.end[i], g.joinAt[i]))
-		}
+	src, dst := g.members(r.dag, f)
+	if src >= 0 {
+		m.rankFlowDone(g, src, at)
+	}
+	if dst >= 0 {
+		m.rankFlowDone(g, dst, at)
+	}
+}
+
+// rankFlowDone counts a flow of member i done at at.
+func (m *Simulator) rankFlowDone(g *rankGate, i int32, at engine.Time) {
+	g.end[i] = max(g.end[i], at)
+	if g.left[i]--; g.left[i] == 0 && g.joinAt[i] >= 0 {
+		m.rankDoneAt(g, g.ranks[i], max(g.end[i], g.joinAt[i]))
 	}
 }
 

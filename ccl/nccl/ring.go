@@ -355,18 +355,18 @@ func (d *ringDAG) RankFlows(counts []int32) {
 	}
 }
 
-// Endpoints implements ccl.EndpointsDAG: Flow's Src and Dst.
-func (d *ringDAG) Endpoints(id ccl.FlowID) (src, dst int32) {
+// Members implements ccl.MembersDAG for a plain ring: the sender's slot and the next member of
+// its channel's ring (a PXN ring's flows are asked of Flow).
+func (d *ringDAG) Members(id ccl.FlowID) (src, dst int32, ok bool) {
 	if d.pxn {
-		f := d.Flow(id)
-		return f.Src, f.Dst
+		return 0, 0, false
 	}
 	c, _, gi := d.decode(id)
 	q := d.pos(c, gi) + 1
 	if q == d.g.n {
 		q = 0
 	}
-	return d.g.ranks[gi], d.g.ranks[d.at(c, q)]
+	return int32(gi), int32(d.at(c, q)), true
 }
 
 func (d *ringDAG) Flow(id ccl.FlowID) ccl.Flow {
