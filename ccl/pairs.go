@@ -16,10 +16,11 @@ func (d *PairsDAG) Collective() *Collective { return &d.Coll }
 // NumFlows implements DAG.
 func (d *PairsDAG) NumFlows() int { n := len(d.Coll.Ranks); return n * (n - 1) }
 
-// Flow implements DAG.
-func (d *PairsDAG) Flow(id FlowID) Flow {
+// pair is flow id's sender and receiver as group indices: flow i·(n−1) + m goes from member i
+// to its m-th peer.
+func (d *PairsDAG) pair(id FlowID) (i, j int) {
 	n := len(d.Coll.Ranks)
-	i, j := int(id)/(n-1), int(id)%(n-1)
+	i, j = int(id)/(n-1), int(id)%(n-1)
 	switch {
 	case d.Rotated:
 		if j += i + 1; j >= n {
@@ -28,7 +29,13 @@ func (d *PairsDAG) Flow(id FlowID) Flow {
 	case j >= i:
 		j++
 	}
-	piece := int32(i*n + j)
+	return i, j
+}
+
+// Flow implements DAG.
+func (d *PairsDAG) Flow(id FlowID) Flow {
+	i, j := d.pair(id)
+	piece := int32(i*len(d.Coll.Ranks) + j)
 	return Flow{
 		Src: d.Coll.Ranks[i], Dst: d.Coll.Ranks[j],
 		Bytes: d.Coll.PieceBytes(int(piece)),
@@ -36,18 +43,9 @@ func (d *PairsDAG) Flow(id FlowID) Flow {
 	}
 }
 
-// Members implements MembersDAG: flow i·(n−1) + m goes from member i to its m-th peer.
+// Members implements MembersDAG.
 func (d *PairsDAG) Members(id FlowID) (src, dst int32, ok bool) {
-	n := len(d.Coll.Ranks)
-	i, j := int(id)/(n-1), int(id)%(n-1)
-	switch {
-	case d.Rotated:
-		if j += i + 1; j >= n {
-			j -= n
-		}
-	case j >= i:
-		j++
-	}
+	i, j := d.pair(id)
 	return int32(i), int32(j), true
 }
 

@@ -138,7 +138,9 @@ type Simulator struct {
 	inOrder bool // SetIssueInOrder
 
 	// rankFlows is, per DAG run with its ranks joining one by one (RunRanks), how many of its
-	// flows each rank of its group sends or receives.
+	// flows each rank of its group sends or receives. Its keys are the DAGs themselves: every
+	// DAG type of ccl is a pointer, so they compare (a DAG of a type that does not compare
+	// would panic here).
 	rankFlows map[ccl.DAG][]int32
 
 	// The start's mailboxes (SetStartMailbox, mailbox.go): settled[rank] once a flow it sent

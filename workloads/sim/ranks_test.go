@@ -19,14 +19,11 @@ type flowLog struct{ recs []netmodel.FlowRecord }
 
 func (l *flowLog) FlowDone(r *netmodel.FlowRecord) { l.recs = append(l.recs, *r) }
 
-// hpnSimulation is workload text on 16 GPUs of the 32-GPU AlibabaHPN dual-ToR fabric (ECMP over
-// both ToRs, so a collective's ranks end at different times) under the shipped SimAI.conf.
+// hpnSimulation is workload text on the first 16 GPUs of the 32-GPU AlibabaHPN dual-ToR fabric
+// (ECMP over both ToRs, so a collective's ranks end at different times) under the shipped
+// SimAI.conf.
 func hpnSimulation(t *testing.T, text string) *Simulation {
 	t.Helper()
-	w, _, err := workloads.Parse(strings.NewReader(text), "w.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
 	f, err := os.Open(filepath.Join("..", "..", "topo", "testdata", "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"))
 	if err != nil {
 		t.Fatal(err)
@@ -36,20 +33,7 @@ func hpnSimulation(t *testing.T, text string) *Simulation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := ClusterOf(tp, "hpn32")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl.GPUs = 16
-	c, err := configs.ShippedSimAIConf()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Inputs{Workload: w, WorkloadName: "w.txt", Cluster: cl, Conf: c}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return placedJob(t, tp, text, string(configs.ShippedSimAIConfText()), gpuRange(0, 15))
 }
 
 // With every rank on its own (the default), a layer's time is rank 0's: from the collective's

@@ -45,12 +45,7 @@ func TestRingMembersAndRankFlows(t *testing.T) {
 				want := make([]int32, len(req.Ranks))
 				for f := range d.NumFlows() {
 					fl := d.Flow(ccl.FlowID(f))
-					src, dst := ccl.Members(d, ccl.FlowID(f), func(int32) int32 { return -2 })
-					if m, ok := d.(ccl.MembersDAG); ok {
-						if _, _, ok := m.Members(ccl.FlowID(f)); !ok {
-							src, dst = index(fl.Src), index(fl.Dst) // asked of Flow: nothing to check
-						}
-					}
+					src, dst := ccl.Members(d, ccl.FlowID(f), index) // a PXN ring's from Flow, through index
 					if src != index(fl.Src) || dst != index(fl.Dst) {
 						t.Fatalf("flow %d (%d → %d): members %d → %d", f, fl.Src, fl.Dst, src, dst)
 					}
