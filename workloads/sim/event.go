@@ -439,14 +439,15 @@ func (n *collectiveNetwork) recordRun(id netmodel.RunID, idx int) {
 }
 
 // sendPlans is the plan of a pipeline send: every rank of stage c.Stage sends c.Bytes to the
-// rank in the same place of stage c.Peer, one flow each (ccl.SendDAG), started with the default
-// send latency. The DAG of a pair of stages is built once.
+// rank in the same place of stage c.Peer, one flow each (ccl.SendDAG) between the GPUs the
+// ranks run on, started with the default send latency. The DAG of a pair of stages is built
+// once.
 func (n *collectiveNetwork) sendPlans(c workloads.Collective) ([]algo.Planned, error) {
 	k := [2]int{c.Stage, c.Peer}
 	d, ok := n.sends[k]
 	if !ok {
 		var err error
-		d, err = ccl.SendDAG(n.layout.StageRanks(c.Stage), n.layout.StageRanks(c.Peer), n.layout.GPUsPerServer, n.total, int64(c.Bytes))
+		d, err = ccl.SendDAG(n.stageGPUs(c.Stage), n.stageGPUs(c.Peer), n.layout.GPUsPerServer, n.total, int64(c.Bytes))
 		if err != nil {
 			return nil, err
 		}
@@ -456,6 +457,16 @@ func (n *collectiveNetwork) sendPlans(c workloads.Collective) ([]algo.Planned, e
 		n.sends[k] = d
 	}
 	return []algo.Planned{{Ranks: d.Coll.Ranks, Choice: algo.Choice{Algorithm: "p2p", Reason: "pipeline send"}, DAG: d}}, nil
+}
+
+// stageGPUs is the cluster GPUs of pipeline stage st's ranks, in order (a placed job's ranks
+// run on the GPUs of its placement).
+func (n *collectiveNetwork) stageGPUs(st int) []int32 {
+	gpus := n.layout.StageRanks(st)
+	for i, r := range gpus {
+		gpus[i] = n.layout.GPU(int(r))
+	}
+	return gpus
 }
 
 // planKey names the plans of a collective: the groups of a kind run the same operation on the

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"simd/ccl"
 	"simd/configs"
 	"simd/engine"
+	"simd/netmodel"
 	"simd/topo"
 	"simd/workloads"
 )
@@ -201,5 +203,39 @@ func TestJobsPipelined(t *testing.T) {
 	got := iterations(t, Job{Name: "p", Sim: s, Iterations: 2})[0]
 	if got[0] != r.Run.End || got[1] != r.Run.End {
 		t.Errorf("as a job: %v, alone: %v", got, r.Run.End)
+	}
+}
+
+// A placed pipelined job sends its activations and gradients between its own GPUs: every flow
+// of the pass, the stages' collectives and the sends between them, starts and ends on a GPU of
+// its placement.
+func TestJobsPipelineSendsOnPlacement(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "pp2-aicb.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topo.DefaultFabric(32, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lockstep := range []bool{false, true} {
+		s := placedJob(t, tp, string(text), "CC_MODE 0\n", gpuRange(16, 31))
+		log := &flowLog{}
+		att := Attachments{Attach: func(m *netmodel.Simulator) error { m.Observe(log); return nil }}
+		if _, err := s.Event(context.Background(), EventOptions{SendLatency: -1, RanksInLockstep: lockstep}, att); err != nil {
+			t.Fatal(err)
+		}
+		sends := 0
+		for _, f := range log.recs {
+			if f.Src < 16 || f.Dst < 16 {
+				t.Fatalf("lockstep %v: a flow of %d bytes from GPU %d to GPU %d, outside the job's GPUs 16-31", lockstep, f.Bytes, f.Src, f.Dst)
+			}
+			if f.Kind == ccl.KindP2P {
+				sends++
+			}
+		}
+		if sends == 0 {
+			t.Errorf("lockstep %v: no pipeline send", lockstep)
+		}
 	}
 }
