@@ -190,32 +190,69 @@ type message struct {
 // A send does not hold its stage up (the stage goes on as soon as it has issued it); a receive
 // does, until the message has arrived. A receive's wait is bubble up to the moment the
 // neighbour sent the message and pipeline communication from then on.
+//
+// Rank by rank (NewRankPipeline) every rank of a stage runs its own copy of the stage's plan,
+// as Ranks does for a pass without a pipeline: it reaches the stage's collectives on its own
+// and goes on once its own part is done, sends its own message to the rank in its place of
+// the next (or previous) stage, and waits for its own. A stage's figures are then its first
+// rank's.
 type Pipeline struct {
 	w      *Workload
 	layout ccl.Layout
 	s      *engine.Scheduler
 	net    Network
+	rnet   RankNetwork // rank by rank (NewRankPipeline); nil: a program per stage
 	layers *PipelineLayers
-	stages []*Runner
-	msgs   []message // by (direction, receiving stage, chunk, micro-batch): see msgIndex
-	vpp    int
-	start  engine.Time // when the pass begins (Start)
+	// stages is the runner each stage reports (its program, or its first rank's); runners is
+	// every runner, places of them per stage (1, or the stage's ranks), by stage and place.
+	stages  []*Runner
+	runners []*Runner
+	places  int
+	msgs    []message // by (direction, receiving stage, chunk, micro-batch, place): see msgIndex
+	vpp     int
+	start   engine.Time // when the pass begins (Start)
 }
 
-// NewPipeline prepares one pass of w's pipeline under layout l (PP > 1) against net.
+// NewPipeline prepares one pass of w's pipeline under layout l (PP > 1) against net, a program
+// per stage.
 func NewPipeline(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network) (*Pipeline, error) {
+	return newPipeline(w, l, s, net, nil)
+}
+
+// NewRankPipeline prepares one pass of w's pipeline under layout l (PP > 1) in which every rank
+// runs its own copy of its stage's plan against net (see Pipeline).
+func NewRankPipeline(w *Workload, l ccl.Layout, s *engine.Scheduler, net RankNetwork) (*Pipeline, error) {
+	return newPipeline(w, l, s, nil, net)
+}
+
+func newPipeline(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network, rnet RankNetwork) (*Pipeline, error) {
 	pl, err := w.PipelineLayers()
 	if err != nil {
 		return nil, err
 	}
 	ga := max(w.Header.GA, 1)
-	p := &Pipeline{w: w, layout: l, s: s, net: net, layers: pl, vpp: len(pl.Chunks) - 1}
-	p.msgs = make([]message, 2*l.PP*p.vpp*ga)
+	p := &Pipeline{w: w, layout: l, s: s, net: net, rnet: rnet, layers: pl, vpp: len(pl.Chunks) - 1, places: 1}
+	if rnet != nil {
+		p.places = l.GPUs / l.PP
+	}
+	p.msgs = make([]message, 2*l.PP*p.vpp*ga*p.places)
 	for st := range l.PP {
-		r := NewRunner(w, l, s, net)
-		r.stage, r.pipe = st, p
-		r.plan = w.StagePlan(pl, l.PP, st)
-		p.stages = append(p.stages, r)
+		plan := w.StagePlan(pl, l.PP, st)
+		for place := range p.places {
+			var r *Runner
+			if rnet != nil {
+				rank := st*p.places + place // ccl.Layout.StageRanks
+				r = newRunner(w, l, s, rankView{rnet, rank}, plan, place != 0)
+				r.rank = rank
+			} else {
+				r = newRunner(w, l, s, net, plan, false)
+			}
+			r.stage, r.place, r.pipe = st, place, p
+			p.runners = append(p.runners, r)
+			if place == 0 {
+				p.stages = append(p.stages, r)
+			}
+		}
 	}
 	return p, nil
 }
@@ -223,13 +260,16 @@ func NewPipeline(w *Workload, l ccl.Layout, s *engine.Scheduler, net Network) (*
 // Layers is the mapping of the workload's layers onto the pipeline.
 func (p *Pipeline) Layers() *PipelineLayers { return p.layers }
 
-func (p *Pipeline) msgIndex(ph Phase, stage, chunk, micro int) int {
+func (p *Pipeline) msgIndex(ph Phase, stage, chunk, micro, place int) int {
 	d := 0
 	if ph != Fwd {
 		d = 1
 	}
-	return ((d*p.layout.PP+stage)*p.vpp+chunk)*max(p.w.Header.GA, 1) + micro
+	return (((d*p.layout.PP+stage)*p.vpp+chunk)*max(p.w.Header.GA, 1)+micro)*p.places + place
 }
+
+// runner is the runner of stage st in place place.
+func (p *Pipeline) runner(st, place int) *Runner { return p.runners[st*p.places+place] }
 
 // peer is the stage and chunk a stage's pass of chunk sends to: the next virtual stage for
 // activations, the previous for gradients.
@@ -244,35 +284,42 @@ func (p *Pipeline) peer(stage, chunk int, ph Phase) (int, int) {
 	return v % pp, v / pp
 }
 
-// send issues a stage's message to its neighbour.
+// send issues a stage's message to its neighbour (rank by rank: a rank's to the rank in its
+// place there).
 func (p *Pipeline) send(r *Runner, st PlanStep) {
 	dst, chunk := p.peer(r.stage, int(st.Chunk), st.Phase)
-	idx := p.msgIndex(st.Phase, dst, chunk, int(st.Micro))
+	idx := p.msgIndex(st.Phase, dst, chunk, int(st.Micro), r.place)
 	now := p.s.Now()
 	p.msgs[idx] = message{sentAt: now, sent: true}
 	r.pp.Sends++
 	bytes := p.w.Header.PPCommBytes
+	to := p.runner(dst, r.place)
 	arrive := func() {
 		r.pp.PPComm += p.s.Now() - now
-		p.deliver(idx, dst)
+		p.deliver(idx, to)
 	}
-	if bytes == 0 || p.net == nil {
+	if bytes == 0 || (p.net == nil && p.rnet == nil) {
 		p.s.AtFunc(now, arrive)
 		return
 	}
 	c := Collective{Layer: int(st.Layer), Phase: st.Phase, Op: ccl.OpSend, Group: ccl.GroupPP, GroupSize: p.layout.PP,
 		Bytes: bytes, Stage: r.stage, Peer: dst}
-	if err := p.net.Start(c, arrive); err != nil {
+	var err error
+	if p.rnet != nil {
+		err = p.rnet.StartRank(r.rank, c, arrive)
+	} else {
+		err = p.net.Start(c, arrive)
+	}
+	if err != nil {
 		r.err = fmt.Errorf("stage %d pipeline send of micro-batch %d (layer %d, %s): %w", r.stage, st.Micro, st.Layer, st.Phase, err)
 		p.s.Stop()
 	}
 }
 
-// deliver marks a message arrived and resumes its receiver if it waits for it.
-func (p *Pipeline) deliver(idx, stage int) {
+// deliver marks a message arrived and resumes its receiver r if it waits for it.
+func (p *Pipeline) deliver(idx int, r *Runner) {
 	m := &p.msgs[idx]
 	m.delivered = true
-	r := p.stages[stage]
 	if !r.blocked || r.recv != idx {
 		return
 	}
@@ -286,7 +333,7 @@ func (p *Pipeline) deliver(idx, stage int) {
 
 // wait reports whether stage r must suspend for the message st receives, and suspends it.
 func (p *Pipeline) wait(r *Runner, st PlanStep) bool {
-	idx := p.msgIndex(st.Phase, r.stage, int(st.Chunk), int(st.Micro))
+	idx := p.msgIndex(st.Phase, r.stage, int(st.Chunk), int(st.Micro), r.place)
 	if p.msgs[idx].delivered {
 		return false
 	}
@@ -308,17 +355,17 @@ func (st *StageResult) chargeRecv(from, now engine.Time, m *message) {
 	st.PPExposed += now - from
 }
 
-// Observe hangs o on every stage's pass (before Start).
+// Observe hangs o on every stage's reported pass (before Start).
 func (p *Pipeline) Observe(o Observer) {
 	for _, r := range p.stages {
 		r.Observe(o)
 	}
 }
 
-// Progress is the plan steps of every stage issued and finished, and their total (see
-// Runner.Progress).
+// Progress is the plan steps of every stage (every rank) issued and finished, and their total
+// (see Runner.Progress).
 func (p *Pipeline) Progress() (done, total int) {
-	for _, r := range p.stages {
+	for _, r := range p.runners {
 		d, t := r.Progress()
 		done, total = done+d, total+t
 	}
@@ -333,11 +380,11 @@ func (p *Pipeline) Run() (*RunResult, error) {
 }
 
 // Start schedules every stage's pass to begin at time at without running the scheduler, as
-// Runner.Start does; ended is called when the last stage has finished.
+// Runner.Start does; ended is called when the last stage (the last rank) has finished.
 func (p *Pipeline) Start(at engine.Time, ended func()) {
 	p.start = at
-	left := len(p.stages)
-	for _, r := range p.stages {
+	left := len(p.runners)
+	for _, r := range p.runners {
 		r.Start(at, func() {
 			if left--; left == 0 && ended != nil {
 				ended()
@@ -348,7 +395,7 @@ func (p *Pipeline) Start(at engine.Time, ended func()) {
 
 // Err is the first stage's error that stopped the pass, nil if none did.
 func (p *Pipeline) Err() error {
-	for _, r := range p.stages {
+	for _, r := range p.runners {
 		if r.err != nil {
 			return r.err
 		}
@@ -357,20 +404,24 @@ func (p *Pipeline) Err() error {
 }
 
 // Result is the pass's statistics once every stage has run to its end, or the error that
-// stopped it. Its Stages hold each stage's figures; its Layers, End and report are those of
-// the stage that finished last (the first of them on a tie): End is when the last stage
-// finished, counted from the pass's start.
+// stopped it. Its Stages hold each stage's figures (rank by rank, its first rank's); its
+// Layers, End and report are those of the stage that finished last (the first of them on a
+// tie): End is when the last stage finished, counted from the pass's start.
 func (p *Pipeline) Result() (*RunResult, error) {
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
-	for _, r := range p.stages {
+	for _, r := range p.runners {
 		if r.pc < len(r.plan) || r.running > 0 {
 			what := fmt.Sprintf("%d collectives still running", r.running)
 			if r.recv >= 0 {
 				what = "waiting for a pipeline message that was never sent"
 			}
-			return nil, fmt.Errorf("workload %s: pipeline stage %d stopped at step %d of %d, %s", p.w.File, r.stage, r.pc, len(r.plan), what)
+			who := ""
+			if p.rnet != nil {
+				who = fmt.Sprintf(" rank %d", r.rank)
+			}
+			return nil, fmt.Errorf("workload %s: pipeline stage %d%s stopped at step %d of %d, %s", p.w.File, r.stage, who, r.pc, len(r.plan), what)
 		}
 	}
 	res := &RunResult{}

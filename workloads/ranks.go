@@ -11,8 +11,11 @@ import (
 // (Ranks): a rank reaches a collective on its own and goes on once its own part is done.
 type RankNetwork interface {
 	// StartRank tells the network that rank has reached collective c (the same collective
-	// every rank of c's groups reaches, in the same order) at the scheduler's current time,
-	// and calls done exactly once, from an engine event, when the rank's part of it is done.
+	// every rank of c's groups reaches, in the same order: every rank of the pass, or of
+	// stage c.Stage in a pipeline) at the scheduler's current time, and calls done exactly
+	// once, from an engine event, when the rank's part of it is done. A pipeline send
+	// (ccl.OpSend) is reached by the ranks of the sending stage only, and a rank's part is
+	// done when its message has arrived at the rank in its place of stage c.Peer.
 	StartRank(rank int, c Collective, done func()) error
 }
 
@@ -20,7 +23,7 @@ type RankNetwork interface {
 // SimAI does (astra-sim's system layer per rank): each rank computes, issues its collectives
 // and waits for its own part of them, so a rank whose part of a collective ends early goes on
 // to the next while others are still in it. Its figures are rank 0's, as SimAI's per-layer
-// report is. Pipelined passes (Pipeline) are not run this way.
+// report is. Pipelined passes run rank by rank in NewRankPipeline.
 type Ranks struct {
 	runners []*Runner
 	left    int // ranks whose pass has not ended

@@ -1,6 +1,8 @@
 package workloads
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 
 	"simd/ccl"
@@ -73,4 +75,104 @@ func TestRanksGoOnTheirOwn(t *testing.T) {
 	if done, total := rs.Progress(); done != total || total != 4*len(w.Plan()) {
 		t.Errorf("progress %d of %d, want every rank's %d steps done", done, total, len(w.Plan()))
 	}
+}
+
+// rankSends is sendNetwork's costs, rank by rank: rank r's send takes 10·r ns more.
+type rankSends struct{ sendNetwork }
+
+func (n *rankSends) StartRank(rank int, c Collective, done func()) error {
+	d := engine.Time(c.Bytes) * engine.Nanosecond
+	if c.Op == ccl.OpSend {
+		n.sends = append(n.sends, c)
+		d = n.lat + engine.Time(c.Bytes)*n.perByte + engine.Time(10*rank)*engine.Nanosecond
+	}
+	n.s.AfterFunc(d, done)
+	return nil
+}
+
+// agreeingRanks is sendNetwork's costs for every rank alike.
+type agreeingRanks struct{ sendNetwork }
+
+func (n *agreeingRanks) StartRank(_ int, c Collective, done func()) error { return n.Start(c, done) }
+
+func runRankPipeline(t *testing.T, text string, l ccl.Layout, net RankNetwork, s *engine.Scheduler) (*Pipeline, *RunResult, int64) {
+	t.Helper()
+	w, _ := mustParse(t, "w", text)
+	p, err := NewRankPipeline(w, l, s, net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ended int64 = -1
+	p.Start(0, func() { ended = ns(s.Now()) })
+	s.Run()
+	res, err := p.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, res, ended
+}
+
+// Where every rank's parts take the same time, a pipeline run rank by rank is the pipeline run
+// stage by stage, figure for figure, with every rank's steps done.
+func TestRankPipelineAgreesWhenRanksDo(t *testing.T) {
+	for _, c := range []struct{ pp, vpp, ga int }{{2, 1, 1}, {2, 1, 4}, {4, 1, 8}, {3, 1, 5}, {2, 2, 4}, {4, 2, 8}, {2, 3, 6}} {
+		name := fmt.Sprintf("pp%d-vpp%d-ga%d", c.pp, c.vpp, c.ga)
+		text := pipeText(c.pp, c.vpp, c.ga, 3, 1, 10, 13, 7, 100)
+		l := ccl.Layout{GPUs: 2 * c.pp, GPUsPerServer: 2, TP: 1, PP: c.pp, EP: 1}
+		want := runPipeline(t, text, l, func(s *engine.Scheduler) Network { return &sendNetwork{s: s, lat: 1000, perByte: 10} })
+		s := engine.NewScheduler()
+		p, got, ended := runRankPipeline(t, text, l, &agreeingRanks{sendNetwork{s: s, lat: 1000, perByte: 10}}, s)
+		if got.End != want.End || ended != ns(want.End) || !reflect.DeepEqual(got.Stages, want.Stages) {
+			t.Errorf("%s: rank by rank ends at %d ns (the last rank at %d), stage by stage at %d, or their stages differ",
+				name, ns(got.End), ended, ns(want.End))
+		}
+		steps := 0
+		for _, r := range p.stages {
+			steps += 2 * len(r.plan) // two ranks a stage
+		}
+		if done, total := p.Progress(); done != total || total != steps {
+			t.Errorf("%s: progress %d of %d", name, done, total)
+		}
+		checkStages(t, name, got)
+	}
+}
+
+// Rank by rank, a rank waits for its own message, from the rank in its place of the stage
+// before (or after), and its stage reports its first rank. Two stages of two ranks, one
+// micro-batch, one layer: rank r's send takes c + 10·r ns, so rank 2 (stage 1, place 0) has
+// its activations at t_f + c and rank 3 at t_f + c + 10; rank 2's gradients reach rank 0 at
+// 2t_f + t_b + 2c + 20 and rank 3's reach rank 1 at 2t_f + t_b + 2c + 40, each then runs its
+// backward. Stage by stage, the stage would wait for its slowest rank's message.
+func TestRankPipelineWaitsForItsOwnMessage(t *testing.T) {
+	const f, b, g, bytes = 10, 13, 7, 1000
+	const lat, perByte = 2000, 3 // ps: a send takes c = 5 ns, and 10·rank ns more
+	text := pipeText(2, 1, 1, 1, 1, f, b, g, bytes)
+	l := ccl.Layout{GPUs: 4, GPUsPerServer: 2, TP: 1, PP: 2, EP: 1}
+	s := engine.NewScheduler()
+	net := &rankSends{sendNetwork{s: s, lat: lat, perByte: perByte}}
+	p, res, ended := runRankPipeline(t, text, l, net, s)
+	const tf, tb, c = f, b + g, 5
+	if len(net.sends) != 4 {
+		t.Fatalf("%d sends, want one per rank", len(net.sends))
+	}
+	ends := [4]int64{2*tf + 2*tb + 2*c + 20, 2*tf + 2*tb + 2*c + 40, tf + c + tf + tb, tf + c + 10 + tf + tb}
+	for r, want := range ends {
+		if got := ns(p.runners[r].res.End); p.runners[r].quiet == (r%2 == 0) || (r%2 == 0 && got != want) {
+			t.Errorf("rank %d: ends at %d ns, want %d (quiet %v)", r, got, want, p.runners[r].quiet)
+		}
+	}
+	if ended != ends[1] {
+		t.Errorf("the pass ended at %d ns, want %d (rank 1's end)", ended, ends[1])
+	}
+	s0, s1 := res.Stages[0], res.Stages[1]
+	if got := [2]int64{ns(s1.Bubble), ns(s1.PPExposed)}; got != [2]int64{tf, c} {
+		t.Errorf("stage 1 (rank 2): bubble and pp exposed %v, want [%d %d]: its own message", got, tf, c)
+	}
+	if got := [2]int64{ns(s0.Bubble), ns(s0.PPExposed)}; got != [2]int64{tf + c + tb, c + 20} {
+		t.Errorf("stage 0 (rank 0): bubble and pp exposed %v, want [%d %d]", got, tf+c+tb, c+20)
+	}
+	if ns(res.End) != ends[0] || res.Reported != 0 {
+		t.Errorf("reported stage %d ending at %d ns, want stage 0 at %d", res.Reported, ns(res.End), ends[0])
+	}
+	checkStages(t, "ranks", res)
 }

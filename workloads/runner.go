@@ -74,6 +74,9 @@ type Runner struct {
 	// then nil.
 	stage int
 	pipe  *Pipeline
+	// rank is the rank whose copy of the pass this is, place its index in its stage (a
+	// pipeline's runners rank by rank; 0 otherwise).
+	rank, place int
 	// recv is the message a suspended stage waits for (an index into pipe.msgs), −1 when it is
 	// not waiting for one.
 	recv int

@@ -75,6 +75,14 @@ func goldenScenarios() []goldenScenario {
 				"grad1\t-1\t1\tNONE\t0\t1\tNONE\t0\t1\tREDUCESCATTER\t524288\t1\n")
 			return [][]string{{"-w", filepath.Base(w), "-g", "16", "-n", topo(t, dir, "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"), "-ranks", "lockstep", "-o", "out"}}
 		}},
+		{name: "event-pipeline-hpn32-own-stages", setup: func(t *testing.T, dir string) [][]string {
+			// A pipeline of two stages of 16 GPUs (TP 16 over two servers of the dual-ToR
+			// fabric, one layer, two micro-batches) in which every rank of a stage runs its own copy of the
+			// stage's plan and sends its own messages (-ranks own-stages).
+			w := writeFile(t, dir, "pp2-tp16.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 16 ep: 1 pp: 2 vpp: 1 ga: 2 all_gpus: 32 checkpoints: 0 checkpoint_initiates: 0 pp_comm: 1048576\n1\n"+
+				"layer0\t-1\t1000\tALLREDUCE\t4194304\t1000\tNONE\t0\t1000\tNONE\t0\t0\n")
+			return [][]string{{"-w", filepath.Base(w), "-g", "32", "-n", topo(t, dir, "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"), "-ranks", "own-stages", "-o", "out"}}
+		}},
 		{name: "flows-incast-dcqcn", setup: func(t *testing.T, dir string) [][]string {
 			// Eight senders on the other server into GPU 0: the ToR port to it queues, marks and,
 			// without SimAI's window to hold the queue (HAS_WIN 0) and with 27 MB switch buffers,

@@ -79,7 +79,7 @@ func TestStructuralValidation(t *testing.T) {
 		{"unknown packet-time rule", []string{"-w", "micro.txt", "-n", "good_topo", "-packet-time", "ps"},
 			`simd: -packet-time "ps": expected ns or exact`},
 		{"unknown ranks rule", []string{"-w", "micro.txt", "-n", "good_topo", "-ranks", "sync"},
-			`simd: -ranks "sync": expected own or lockstep`},
+			`simd: -ranks "sync": expected own, own-stages or lockstep`},
 		{"unknown chunk-order rule", []string{"-w", "micro.txt", "-n", "good_topo", "-chunk-order", "step"},
 			`simd: -chunk-order "step": expected channel or arrival`},
 	}

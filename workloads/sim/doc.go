@@ -48,8 +48,8 @@
 //   - The event loop is engine.Scheduler's run loop (engine/scheduler.go): one clock, one heap
 //     of events ordered by (time, sequence). Event builds a scheduler and a
 //     netmodel.Simulator on it, starts the iteration, workloads.Ranks, a Runner per rank
-//     (a single workloads.Runner with -ranks lockstep, workloads.Pipeline when PP > 1:
-//     newIteration), and runs the loop; RunJobs starts one per job and
+//     (a single workloads.Runner with -ranks lockstep, workloads.Pipeline when PP > 1, rank
+//     by rank with -ranks own-stages: newIteration), and runs the loop; RunJobs starts one per job and
 //     iteration on the same loop. The watcher (watch.go) looks at the loop between events;
 //     ETA (eta.go) estimates from what it sees the wall time a run still needs, for the
 //     progress report.

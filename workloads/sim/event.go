@@ -214,7 +214,8 @@ func (s *Simulation) event(ctx context.Context, opt EventOptions, att Attachment
 		return nil, err
 	}
 	net := &collectiveNetwork{s: sched, sim: sim, sel: sel, w: s.in.Workload, layout: s.layout, total: fab.TotalGPUs(), chunks: opt.Chunks,
-		latency: latency(opt.SendLatency), dispatch: opt.EPDispatch, model: opt.DispatchModel, ranked: !opt.RanksInLockstep}
+		latency: latency(opt.SendLatency), dispatch: opt.EPDispatch, model: opt.DispatchModel, ranked: !opt.RanksInLockstep,
+		stageRanks: opt.StageRanksOnTheirOwn}
 	if net.dispatch != 0 {
 		net.model.Seed ^= opt.Seed
 	}
@@ -279,7 +280,14 @@ type iteration interface {
 // workload's pipeline is simulated, a Runner otherwise.
 func (s *Simulation) newIteration(sched *engine.Scheduler, net workloads.Network) (iteration, error) {
 	pipelined := s.in.Workload.Pipelined(s.layout)
-	if cn, ok := net.(*collectiveNetwork); ok && cn.ranked && !pipelined {
+	if cn, ok := net.(*collectiveNetwork); ok && cn.ranked && (!pipelined || cn.stageRanks) {
+		if pipelined {
+			p, err := workloads.NewRankPipeline(s.in.Workload, s.layout, sched, cn)
+			if err != nil {
+				return nil, BadInput(err)
+			}
+			return p, nil
+		}
 		rs, err := workloads.NewRanks(s.in.Workload, s.layout, sched, cn)
 		if err != nil {
 			return nil, BadInput(err)
@@ -348,8 +356,11 @@ type collectiveNetwork struct {
 	runRec    []int // collective record of each simulator run
 	// ranked runs a pass rank by rank (workloads.Ranks; EventOptions.RanksInLockstep unset),
 	// open the collectives some of whose ranks have not reached them yet.
-	ranked bool
-	open   map[rankKey][]*rankedCollective
+	// stageRanks runs a pipelined pass rank by rank too (EventOptions.StageRanksOnTheirOwn).
+	ranked, stageRanks bool
+	open               map[rankKey][]*rankedCollective
+	spare              []*rankedCollective // finished ones, for rankedOf
+	ranks              []int32             // the job's rank on each cluster GPU (rankOf), for a placed job
 }
 
 func (n *collectiveNetwork) Start(c workloads.Collective, done func()) error {

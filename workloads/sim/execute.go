@@ -319,7 +319,7 @@ type ProtocolRules struct {
 	NICSharing  string // turns or fair (-nic-sharing; ParseNICSharing)
 	ChunkOrder  string // channel or arrival (-chunk-order; ParseChunkOrder)
 	StartOrder  string // mailbox or issue (-start-order; ParseStartOrder)
-	Ranks       string // own or lockstep (-ranks; ParseRanks)
+	Ranks       string // own, own-stages or lockstep (-ranks; ParseRanks)
 	ECNDraws    string // poisson or regular (-ecn-draws; ParseECNDraws)
 	SamePath    string // bundled or apart (-same-path; ParseSamePath)
 	NVLink      string // auto, packets or fluid (-nvlink-model; ParseNVLink)
@@ -342,7 +342,6 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		{r.NICSharing, ParseNICSharing, &opt.NICFairShare},
 		{r.ChunkOrder, ParseChunkOrder, &opt.ChunksOnArrival},
 		{r.StartOrder, ParseStartOrder, &opt.StartInIssueOrder},
-		{r.Ranks, ParseRanks, &opt.RanksInLockstep},
 		{r.ECNDraws, ParseECNDraws, &opt.RegularMarks},
 		{r.SamePath, ParseSamePath, &opt.FlowsApart},
 	} {
@@ -353,6 +352,9 @@ func (r ProtocolRules) apply(opt *EventOptions) error {
 		*rule.to = v
 	}
 	var err error
+	if opt.RanksInLockstep, opt.StageRanksOnTheirOwn, err = ParseRanks(r.Ranks); err != nil {
+		return err
+	}
 	if opt.AckWait, err = ParseAckWait(r.AckWait); err != nil {
 		return err
 	}
@@ -526,10 +528,20 @@ func ParseStartOrder(o string) (inIssueOrder bool, err error) {
 
 // ParseRanks reads -ranks: SimAI's "own" (the default, also "": every rank runs its own copy
 // of the workload, goes on from a collective once its own part is done, and the report is rank
-// 0's) or "lockstep" (one program: a collective is done once done everywhere, and every rank
-// goes on then); it returns EventOptions.RanksInLockstep.
-func ParseRanks(o string) (lockstep bool, err error) {
-	return parseChoice("-ranks", o, "own", "lockstep")
+// 0's; a pipelined pass runs a program per stage), "own-stages" (the same, and the ranks of a
+// pipelined pass's stages each run their own copy of their stage's plan too) or "lockstep" (one
+// program: a collective is done once done everywhere, and every rank goes on then); it returns
+// EventOptions.RanksInLockstep and StageRanksOnTheirOwn.
+func ParseRanks(o string) (lockstep, stages bool, err error) {
+	switch o {
+	case "own", "":
+		return false, false, nil
+	case "own-stages":
+		return false, true, nil
+	case "lockstep":
+		return true, false, nil
+	}
+	return false, false, BadInputf("-ranks %q: expected own, own-stages or lockstep", o)
 }
 
 // ParseECNDraws reads -ecn-draws: "poisson" (the default, also "": a port's marks fall as a

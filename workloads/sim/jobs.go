@@ -143,7 +143,8 @@ func RunJobs(ctx context.Context, jobs []Job, opt EventOptions, att Attachments)
 	}
 	for i, j := range jobs {
 		net := &collectiveNetwork{s: sched, sim: sim, sel: sel, w: j.Sim.in.Workload, layout: j.Sim.layout, total: fab.TotalGPUs(), chunks: opt.Chunks,
-			latency: latency(opt.SendLatency), dispatch: opt.EPDispatch, model: opt.DispatchModel, ranked: !opt.RanksInLockstep}
+			latency: latency(opt.SendLatency), dispatch: opt.EPDispatch, model: opt.DispatchModel, ranked: !opt.RanksInLockstep,
+			stageRanks: opt.StageRanksOnTheirOwn}
 		if net.dispatch != 0 {
 			net.model.Seed ^= opt.Seed
 		}

@@ -218,24 +218,25 @@ func TestJobsPipelineSendsOnPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, lockstep := range []bool{false, true} {
+	for _, opt := range []EventOptions{{}, {RanksInLockstep: true}, {StageRanksOnTheirOwn: true}} {
 		s := placedJob(t, tp, string(text), "CC_MODE 0\n", gpuRange(16, 31))
 		log := &flowLog{}
 		att := Attachments{Attach: func(m *netmodel.Simulator) error { m.Observe(log); return nil }}
-		if _, err := s.Event(context.Background(), EventOptions{SendLatency: -1, RanksInLockstep: lockstep}, att); err != nil {
+		opt.SendLatency = -1
+		if _, err := s.Event(context.Background(), opt, att); err != nil {
 			t.Fatal(err)
 		}
 		sends := 0
 		for _, f := range log.recs {
 			if f.Src < 16 || f.Dst < 16 {
-				t.Fatalf("lockstep %v: a flow of %d bytes from GPU %d to GPU %d, outside the job's GPUs 16-31", lockstep, f.Bytes, f.Src, f.Dst)
+				t.Fatalf("%+v: a flow of %d bytes from GPU %d to GPU %d, outside the job's GPUs 16-31", opt, f.Bytes, f.Src, f.Dst)
 			}
 			if f.Kind == ccl.KindP2P {
 				sends++
 			}
 		}
 		if sends == 0 {
-			t.Errorf("lockstep %v: no pipeline send", lockstep)
+			t.Errorf("%+v: no pipeline send", opt)
 		}
 	}
 }

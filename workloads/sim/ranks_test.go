@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"simd/ccl"
 	"simd/configs"
 	"simd/engine"
 	"simd/netmodel"
@@ -92,5 +93,56 @@ func TestRanksTimeline(t *testing.T) {
 	}
 	if n := strings.Count(got, `"thread_name"`); n < 5 {
 		t.Errorf("%d threads: the ranks' tracks, which end at different times here, were merged", n)
+	}
+}
+
+// With StageRanksOnTheirOwn (-ranks own-stages) a pipelined pass runs rank by rank too: on the
+// AlibabaHPN 32 dual-ToR fabric the ranks of a stage (16 GPUs on two servers, TP 16) end their
+// forward all-reduces at different times, so their pipeline sends leave at different times,
+// where with a program per stage (the default, and lockstep) every rank of a stage sends its
+// message at once. All three run the same flows to the end.
+func TestRanksPipelineSendsRankByRank(t *testing.T) {
+	const text = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 16 ep: 1 pp: 2 vpp: 1 ga: 2 all_gpus: 32 checkpoints: 0 checkpoint_initiates: 0 pp_comm: 1048576\n2\n" +
+		"layer0 -1 1000 ALLREDUCE 4194304 1000 NONE 0 1000 NONE 0 0\n" +
+		"layer1 -1 1000 ALLREDUCE 4194304 1000 NONE 0 1000 NONE 0 0\n"
+	f, err := os.Open(filepath.Join("..", "..", "topo", "testdata", "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tp, err := topo.Parse(f, "hpn32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes := []EventOptions{{StageRanksOnTheirOwn: true}, {}, {RanksInLockstep: true}}
+	var flows [3]int
+	var starts [3]map[engine.Time]bool
+	for i, opt := range modes {
+		s := placedJob(t, tp, text, string(configs.ShippedSimAIConfText()), gpuRange(0, 31))
+		log := &flowLog{}
+		att := Attachments{Attach: func(m *netmodel.Simulator) error { m.Observe(log); return nil }}
+		opt.SendLatency = -1
+		r, err := s.Event(context.Background(), opt, att)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Run.Stages) != 2 {
+			t.Fatalf("%+v: %d stages", opt, len(r.Run.Stages))
+		}
+		flows[i] = len(log.recs)
+		starts[i] = map[engine.Time]bool{}
+		for _, f := range log.recs {
+			if f.Kind == ccl.KindP2P {
+				starts[i][f.Start] = true
+			}
+		}
+	}
+	for i := 1; i < len(modes); i++ {
+		if flows[i] != flows[0] {
+			t.Errorf("%+v: %d flows, %d rank by rank", modes[i], flows[i], flows[0])
+		}
+		if len(starts[0]) <= len(starts[i]) {
+			t.Errorf("pipeline sends start at %d instants rank by rank, %d with %+v: the ranks did not send on their own", len(starts[0]), len(starts[i]), modes[i])
+		}
 	}
 }

@@ -104,9 +104,14 @@ type EventOptions struct {
 	StartInIssueOrder bool
 	// RanksInLockstep runs a workload's pass as one program whose collectives are done when
 	// done everywhere, and reports that, instead of every rank running its own copy and the
-	// report being rank 0's, as SimAI does (ParseRanks, workloads.Ranks). Pipelined passes
-	// always run as one program of stages.
+	// report being rank 0's, as SimAI does (ParseRanks, workloads.Ranks). A pipelined pass
+	// runs a program per stage unless StageRanksOnTheirOwn.
 	RanksInLockstep bool
+	// StageRanksOnTheirOwn runs a pipelined pass rank by rank too, every rank of a stage on
+	// its own copy of the stage's plan (workloads.NewRankPipeline), where by default each stage
+	// is one program (SimAI has no pipeline to follow; docs/models.md, "Rank by rank", has
+	// what it costs). Without effect with RanksInLockstep.
+	StageRanksOnTheirOwn bool
 	// NICFairShare has a NIC port share its rate as a fluid (processor sharing) among the flows
 	// that ask for more than their share, instead of serving them in turn, a packet each, as
 	// SimAI's NIC does (ParseNICSharing, ccfluid.Config.Turns).
