@@ -180,7 +180,7 @@ func (n *collectiveNetwork) rankDone(rc *rankedCollective, gpu int32) {
 		}
 	}
 	var done func()
-	if at >= 0 {
+	if at >= 0 && at < len(rc.dones) {
 		done = rc.dones[at]
 		rc.dones[at] = nil
 	}
