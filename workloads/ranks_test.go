@@ -176,3 +176,51 @@ func TestRankPipelineWaitsForItsOwnMessage(t *testing.T) {
 	}
 	checkStages(t, "ranks", res)
 }
+
+// partLog is a RankObserver whose ranks note their own parts of collectives.
+type partLog struct {
+	spanLog
+	parts map[int][][2]int64 // per rank: issue and done, ns
+}
+
+type rankParts struct {
+	spanLog
+	log  *partLog
+	rank int
+}
+
+func (l *partLog) Rank(rank int) Observer { return &rankParts{log: l, rank: rank} }
+
+func (r *rankParts) Part(_ int, _ Collective, issued, done engine.Time) {
+	r.log.parts[r.rank] = append(r.log.parts[r.rank], [2]int64{ns(issued), ns(done)})
+}
+
+// A PartObserver on ranks on their own sees each rank's own part of each collective: rank r's
+// ends Bytes + 10·r ns after the rank reached it.
+func TestRanksReportOwnParts(t *testing.T) {
+	text := "HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 1 ga: 1 all_gpus: 4\n2\n" +
+		"l0 -1 10 ALLREDUCE 100 0 NONE 0 0 NONE 0 0\n" +
+		"l1 -1 20 ALLREDUCE 50 0 NONE 0 0 NONE 0 0\n"
+	w, _ := mustParse(t, "w", text)
+	l := ccl.Layout{GPUs: 4, GPUsPerServer: 4, TP: 2, PP: 1, EP: 1}
+	s := engine.NewScheduler()
+	rs, err := NewRanks(w, l, s, &rankSkewNetwork{s: s, reached: map[int][]issue{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &partLog{parts: map[int][][2]int64{}}
+	rs.Observe(log)
+	rs.Start(0, nil)
+	s.Run()
+	if _, err := rs.Result(); err != nil {
+		t.Fatal(err)
+	}
+	for r := range 4 {
+		skew := int64(10 * r)
+		second := 10 + 100 + skew + 20
+		want := [][2]int64{{10, 110 + skew}, {second, second + 50 + skew}}
+		if got := log.parts[r]; !reflect.DeepEqual(got, want) {
+			t.Errorf("rank %d's parts %v, want %v", r, got, want)
+		}
+	}
+}

@@ -33,6 +33,14 @@ type Observer interface {
 	Received(stage int, st PlanStep, wait, sent, arrived engine.Time)
 }
 
+// PartObserver is an Observer that also sees each collective of the pass from its issue to
+// the moment the pass has it done (its update time included): with ranks on their own (Ranks),
+// the rank's own part of it.
+type PartObserver interface {
+	Observer
+	Part(stage int, c Collective, issued, done engine.Time)
+}
+
 // PhaseStats is what one phase of one layer cost in a run.
 //
 // Exposed is attributed by one rule: every instant the iteration is suspended belongs to the
@@ -85,7 +93,8 @@ type Runner struct {
 	plan []PlanStep
 	pc   int
 	err  error
-	obs  Observer // nil: none
+	obs  Observer     // nil: none
+	part PartObserver // obs when it is one, nil otherwise
 
 	res         RunResult
 	outstanding [][3]int
@@ -147,7 +156,10 @@ func (r *Runner) keepStats() {
 }
 
 // Observe hangs o on the pass (before Start); nil removes it.
-func (r *Runner) Observe(o Observer) { r.obs = o }
+func (r *Runner) Observe(o Observer) {
+	r.obs = o
+	r.part, _ = o.(PartObserver)
+}
 
 // Progress is how far the pass has come: the steps of the plan issued and, for collectives,
 // finished, and the plan's total (a step is a compute delay, a collective or a wait; see Plan).
@@ -325,6 +337,11 @@ func (r *Runner) finish(layer int, ph Phase) {
 		r.issuedAt[layer][ph] = q[1:]
 		st = &r.res.Layers[layer][ph]
 		st.Comm += now - start
+		if r.part != nil {
+			c := r.w.Collective(r.layout, layer, ph)
+			c.Stage = r.stage
+			r.part.Part(r.stage, c, start, now)
+		}
 	}
 	if !r.blocked || r.recv >= 0 {
 		return // not waiting, or waiting for a pipeline message: a collective has no part in it

@@ -86,7 +86,7 @@ func TestRanksTimeline(t *testing.T) {
 	}
 	tl.Collectives(0, r.Collectives, r.End)
 	got := writeTimeline(t, tl)
-	for _, want := range []string{`"collectives · ranks 0-15 comm"`, `"rank 0"`, `"L1 wg wait reducescatter DP"`} {
+	for _, want := range []string{`"collectives · ranks 0-15 comm"`, `"rank 0"`, `"L1 wg wait reducescatter DP"`, `"L1 wg reducescatter DP 512 KiB (own part)"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the timeline does not hold %s", want)
 		}

@@ -151,6 +151,16 @@ func (rl *rankLine) Received(_ int, st workloads.PlanStep, wait, sent, arrived e
 	rl.jl.received(rl.track, st, wait, sent, arrived)
 }
 
+// Part implements workloads.PartObserver: the rank's own part of a collective, from its join
+// to its last flow (and the layer's update time), on the rank's comm lanes; the collectives
+// track holds the whole collective, from the first rank's join to the last rank's part.
+func (rl *rankLine) Part(_ int, c workloads.Collective, issued, done engine.Time) {
+	rl.track.Comm(fmt.Sprintf("L%d %s %s %s %s (own part)", c.Layer, c.Phase, c.Op, c.Group, sizeName(c.Bytes)), "comm", issued, done,
+		timeline.Arg{Key: "layer", Value: c.Layer}, timeline.Arg{Key: "phase", Value: c.Phase.String()},
+		timeline.Arg{Key: "op", Value: c.Op.String()}, timeline.Arg{Key: "group", Value: c.Group.String()},
+		timeline.Arg{Key: "bytes", Value: c.Bytes})
+}
+
 func (jl *jobLine) Issued(stage int, c workloads.Collective, at engine.Time) {
 	if jl.comm == nil || c.Op == ccl.OpSend {
 		return // the event mode's collectives come from the run's records
