@@ -181,9 +181,9 @@ func TestRunJobsRefuses(t *testing.T) {
 	}
 }
 
-// A pipelined workload runs as a job as it runs alone: RunJobs's iteration is Event's, stage
-// for stage.
-func TestJobsPipelined(t *testing.T) {
+// pp2OnFabric32 is testdata/pp2-aicb.txt (PP 2 on 16 GPUs) and the default 32-GPU fabric.
+func pp2OnFabric32(t *testing.T) ([]byte, *topo.Topology) {
+	t.Helper()
 	text, err := os.ReadFile(filepath.Join("testdata", "pp2-aicb.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +192,13 @@ func TestJobsPipelined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return text, tp
+}
+
+// A pipelined workload runs as a job as it runs alone: RunJobs's iteration is Event's, stage
+// for stage.
+func TestJobsPipelined(t *testing.T) {
+	text, tp := pp2OnFabric32(t)
 	s := placedJob(t, tp, string(text), "CC_MODE 0\n", gpuRange(16, 31))
 	r, err := s.Event(context.Background(), EventOptions{SendLatency: -1}, Attachments{})
 	if err != nil {
@@ -210,14 +217,7 @@ func TestJobsPipelined(t *testing.T) {
 // of the pass, the stages' collectives and the sends between them, starts and ends on a GPU of
 // its placement.
 func TestJobsPipelineSendsOnPlacement(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("testdata", "pp2-aicb.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := topo.DefaultFabric(32, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, tp := pp2OnFabric32(t)
 	for _, opt := range []EventOptions{{}, {RanksInLockstep: true}, {StageRanksOnTheirOwn: true}} {
 		s := placedJob(t, tp, string(text), "CC_MODE 0\n", gpuRange(16, 31))
 		log := &flowLog{}

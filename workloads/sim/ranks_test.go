@@ -20,10 +20,9 @@ type flowLog struct{ recs []netmodel.FlowRecord }
 
 func (l *flowLog) FlowDone(r *netmodel.FlowRecord) { l.recs = append(l.recs, *r) }
 
-// hpnSimulation is workload text on the first 16 GPUs of the 32-GPU AlibabaHPN dual-ToR fabric
-// (ECMP over both ToRs, so a collective's ranks end at different times) under the shipped
-// SimAI.conf.
-func hpnSimulation(t *testing.T, text string) *Simulation {
+// hpn32 is the 32-GPU AlibabaHPN dual-ToR fabric (ECMP over both ToRs, so a collective's ranks
+// end at different times).
+func hpn32(t *testing.T) *topo.Topology {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "..", "topo", "testdata", "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"))
 	if err != nil {
@@ -34,7 +33,13 @@ func hpnSimulation(t *testing.T, text string) *Simulation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return placedJob(t, tp, text, string(configs.ShippedSimAIConfText()), gpuRange(0, 15))
+	return tp
+}
+
+// hpnSimulation is workload text on the first 16 GPUs of hpn32 under the shipped SimAI.conf.
+func hpnSimulation(t *testing.T, text string) *Simulation {
+	t.Helper()
+	return placedJob(t, hpn32(t), text, string(configs.ShippedSimAIConfText()), gpuRange(0, 15))
 }
 
 // With every rank on its own (the default), a layer's time is rank 0's: from the collective's
@@ -105,15 +110,7 @@ func TestRanksPipelineSendsRankByRank(t *testing.T) {
 	const text = "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 16 ep: 1 pp: 2 vpp: 1 ga: 2 all_gpus: 32 checkpoints: 0 checkpoint_initiates: 0 pp_comm: 1048576\n2\n" +
 		"layer0 -1 1000 ALLREDUCE 4194304 1000 NONE 0 1000 NONE 0 0\n" +
 		"layer1 -1 1000 ALLREDUCE 4194304 1000 NONE 0 1000 NONE 0 0\n"
-	f, err := os.Open(filepath.Join("..", "..", "topo", "testdata", "AlibabaHPN_32g_8gps_DualToR_SinglePlane_200Gbps_H100"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	tp, err := topo.Parse(f, "hpn32")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tp := hpn32(t)
 	modes := []EventOptions{{StageRanksOnTheirOwn: true}, {}, {RanksInLockstep: true}}
 	var flows [3]int
 	var starts [3]map[engine.Time]bool
