@@ -63,11 +63,15 @@ const (
 
 // Network is the packet model over a graph's directed links (those with a Role).
 type Network struct {
-	s      *engine.Scheduler
-	h      engine.HandlerID
-	owner  Owner
-	cfg    Config
-	links  []link
+	s     *engine.Scheduler
+	h     engine.HandlerID
+	owner Owner
+	cfg   Config
+	links []link
+	// roles is every link's Role, one byte each: a flow's start asks it of every link of its
+	// path and ACK route (CarriesFlow, Touches), and reading it from the 150-byte records of
+	// links would cost a cache miss a link.
+	roles  []Role
 	qps    []qp
 	free   []int32 // free queue pair records
 	bySlot []int32 // the owner's slot → its queue pair record, -1 for none
@@ -144,7 +148,7 @@ func New(s *engine.Scheduler, links []Link, owner Owner, cfg Config) (*Network, 
 	if p := cfg.Transport.Payload; p <= 0 || p > MaxPayload {
 		return nil, fmt.Errorf("packets: payload %d: packets need a payload of 1 to %d bytes", p, MaxPayload)
 	}
-	n := &Network{s: s, owner: owner, cfg: cfg, links: make([]link, len(links))}
+	n := &Network{s: s, owner: owner, cfg: cfg, links: make([]link, len(links)), roles: make([]Role, len(links))}
 	for i, l := range links {
 		if l.Role == Off {
 			continue
@@ -153,6 +157,7 @@ func New(s *engine.Scheduler, links []Link, owner Owner, cfg Config) (*Network, 
 			return nil, fmt.Errorf("packets: link %d: rate %g b/s, delay %v: need a positive rate and a delay of 0 or more", i, l.Rate, l.Delay)
 		}
 		n.links[i] = link{role: l.Role, delay: l.Delay, rate: l.Rate}
+		n.roles[i] = l.Role
 		n.links[i].fullTime = n.timeAt(l.Rate, cfg.Transport.Full())
 		n.links[i].ackTime = n.timeAt(l.Rate, cfg.Transport.Ack)
 	}
@@ -162,7 +167,7 @@ func New(s *engine.Scheduler, links []Link, owner Owner, cfg Config) (*Network, 
 
 // Carries reports whether link l is the packet model's.
 func (n *Network) Carries(l int32) bool {
-	return l >= 0 && int(l) < len(n.links) && n.links[l].role != Off
+	return l >= 0 && int(l) < len(n.roles) && n.roles[l] != Off
 }
 
 // CarriesFlow reports whether the network can carry a flow with this path and ACK route: each
@@ -172,7 +177,7 @@ func (n *Network) CarriesFlow(path, ack []int32) bool {
 }
 
 func (n *Network) carriesRoute(r []int32) bool {
-	return len(r) == 2 && n.Carries(r[0]) && n.links[r[0]].role == NIC && n.Carries(r[1]) && n.links[r[1]].role == Egress
+	return len(r) == 2 && n.Carries(r[0]) && n.roles[r[0]] == NIC && n.Carries(r[1]) && n.roles[r[1]] == Egress
 }
 
 // Touches reports whether any link of route r is the packet model's.
