@@ -52,6 +52,9 @@
 //     when a link reaches the top, and the filling stops as soon as every flow is fixed. The
 //     region's links are kept in a union-find forest of parts (links joined by a region flow);
 //     parts are independent problems, and a pass re-solves only the parts that gained flows.
+//     A link that carries the same unfixed flows with the same residual as a link of a lower id
+//     (a host's uplink and the next host's downlink, crossed by the same flows) would be
+//     popped after its twin had fixed them all; large fills leave it out of the heap.
 //  3. Widen. On every link of a solved part that carries outside flows: if a region flow fixed
 //     there is slower than an outside flow, that faster flow joins; if an outside flow
 //     bottlenecked there finds the link no longer saturated, or a region flow faster than

@@ -80,7 +80,8 @@ type Stats struct {
 	Solves      uint64 // water-filling passes; Solves − Recomputes is the number of widenings
 	Expansions  uint64 // links at which the boundary check pulled flows into a region
 	SolvedFlows uint64 // flows water-filled, summed over all passes (the solver's work)
-	SolvedLinks uint64 // links water-filled, summed over all passes
+	SolvedLinks uint64 // links water-filled, summed over all passes (shadows not counted)
+	Shadows     uint64 // links left out of a fill as another's twin (markShadows), summed over all passes
 
 	RegionFlows uint64 // flows in the final regions, summed over Recomputes
 	RegionLinks uint64 // directed links in the final regions, summed over Recomputes
@@ -219,6 +220,11 @@ type rlink struct {
 	dirty  bool  // at a root: the part gained flows and must be solved again
 	solve  bool  // in a part being solved in the current pass
 	frozen bool  // popped from the heap: the bottleneck of some region flows, at level
+	// shadow: another link of the part carries the same region flows with the same residual
+	// and has a lower id, so it fixes them all first and this one never fixes a flow; solve
+	// leaves it out of its queue (markShadows).
+	shadow bool
+	hash   uint64 // a sum of flowHash over its region flows: markShadows' first test
 
 	cnt      int32 // region flows on the link not yet fixed
 	outCnt   int32 // flows outside the region on the link
@@ -257,6 +263,7 @@ type Network struct {
 
 	epoch  uint32
 	region []int32 // flows of the region
+	twins  []int32 // markShadows' open-addressed table of rl indices, by hash
 	solved int     // region flows before the last widening: region[solved:] joined since
 	rNew   []float64
 	rBn    []int32

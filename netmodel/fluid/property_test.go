@@ -377,3 +377,46 @@ func TestSortedFillIsTheHeap(t *testing.T) {
 		sameLogs(t, sc.name, a.log, b.log)
 	}
 }
+
+// TestShadowsLeaveTheFill runs scenarios with every solve looking for twin links (shadowFill 0)
+// and with none looking, each with the heap and with the sorted slice, flows apart and bundled,
+// and compares the logs of callbacks and rates byte for byte: a link left out of the fill as
+// another's twin must not change which flows are fixed, at what level or in what order. The
+// fabric scenarios' NIC links give twins (a host's uplink and the next host's downlink carry
+// the same flows); the test fails if none was found. With every hash made the same, the
+// flow-by-flow check alone must tell twins from links that only have as many flows and the same
+// residual.
+func TestShadowsLeaveTheFill(t *testing.T) {
+	defer func(k, f int, h uint64) { shadowFill, sortedFill, hashBits = k, f, h }(shadowFill, sortedFill, hashBits)
+	defer func(o Options) { scenarioOptions = o }(scenarioOptions)
+	var shadows uint64
+	for _, bits := range []uint64{^uint64(0), 0} {
+		hashBits = bits
+		shadows += shadowsLeaveTheFill(t)
+	}
+	if shadows == 0 {
+		t.Fatal("no scenario had twin links: the comparison tested nothing")
+	}
+	t.Logf("%d links left out as twins", shadows)
+}
+
+func shadowsLeaveTheFill(t *testing.T) (shadows uint64) {
+	for _, bundles := range []bool{false, true} {
+		scenarioOptions = Options{Bundles: bundles}
+		for _, fill := range []int{0, 1 << 30} {
+			sortedFill = fill
+			for _, sc := range scenarios(t) {
+				shadowFill = 0
+				a, n := runScenario(sc, nil)
+				shadows += n.Stats().Shadows
+				shadowFill = 1 << 30
+				b, m := runScenario(sc, nil)
+				if m.Stats().Shadows != 0 {
+					t.Fatalf("%s: %d shadows with shadowFill off", sc.name, m.Stats().Shadows)
+				}
+				sameLogs(t, sc.name, a.log, b.log)
+			}
+		}
+	}
+	return shadows
+}

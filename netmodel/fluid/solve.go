@@ -3,6 +3,7 @@ package fluid
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"simd/engine"
 )
@@ -255,11 +256,13 @@ func (n *Network) solve() {
 			continue
 		}
 		var cnt, outCnt int32
+		var hash uint64
 		outLoad, outMax, outBnMin := 0.0, 0.0, math.Inf(1)
 		for _, e := range n.links[r.link].on {
 			f := &n.hot[e.f]
 			if f.mark == ep {
 				cnt += int32(f.w)
+				hash += flowHash(e.f)
 				continue
 			}
 			outCnt++
@@ -276,6 +279,7 @@ func (n *Network) solve() {
 			resid = 0
 		}
 		r.cnt, r.outCnt, r.frozen = cnt, outCnt, false
+		r.hash, r.shadow = hash, false
 		r.resid, r.level = resid, 0
 		r.outLoad, r.outMax, r.outBnMin = outLoad, outMax, outBnMin
 		r.regLoad, r.regMax = 0, 0
@@ -319,9 +323,18 @@ func (n *Network) solve() {
 			q.take(s, w)
 		}
 	}
+	queued := 0
+	for i := range n.rl {
+		if r := &n.rl[i]; r.solve && r.cnt > 0 {
+			queued++
+		}
+	}
+	if queued > shadowFill {
+		n.markShadows(queued)
+	}
 	for i := range n.rl {
 		r := &n.rl[i]
-		if r.solve && r.cnt > 0 {
+		if r.solve && r.cnt > 0 && !r.shadow {
 			n.heap = append(n.heap, hent{r.resid / float64(r.cnt), r.link, int32(i)})
 		}
 	}
@@ -361,6 +374,88 @@ func (n *Network) solve() {
 // elsewhere (in the profiles, more of them than links that fix flows) costs a heap pop but
 // only a step of the slice's head; a key refreshed at the head moves a few places.
 var sortedFill = 32
+
+// shadowFill is the number of links to fill above which solve looks for shadows first (a
+// variable for TestShadowsLeaveTheFill). Below it the fill is the sorted slice's, where a link
+// popped with its flows all fixed costs a step of the head, less than the look.
+var shadowFill = sortedFill
+
+// markShadows marks the links to fill (those of the parts being solved that have unfixed
+// flows: queued of them) that are another's twin: the same unfixed region flows and the same residual as a link
+// of a lower id. Progressive filling changes twins alike (the same flows fixed at the same
+// levels come off both residuals in the same order), so they keep one share, the lower id
+// reaches the top of the queue first — a stale key of the other is refreshed to that share
+// before it could be popped — and fixes every flow of both, and the other is popped with none
+// left. Leaving it out of the queue leaves the fixes, their order and every link's residual
+// and loads (which widen reads) as they were. On the ring without send latency two thirds of
+// the links popped with no flow left were such twins: a crossing's NIC uplink and the next
+// server's downlink carry the same flows. Twins meet in an open-addressed table keyed on the
+// hash of their region flows; a match is checked flow by flow (sameRegionFlows), so a
+// collision of hashes costs a look and nothing else.
+func (n *Network) markShadows(queued int) {
+	size := 64
+	for size < 2*queued {
+		size *= 2
+	}
+	if cap(n.twins) < size {
+		n.twins = make([]int32, size)
+	}
+	tab := n.twins[:size]
+	for i := range tab {
+		tab[i] = -1
+	}
+	mask := uint64(size - 1)
+	for i := range n.rl {
+		q := &n.rl[i]
+		if !q.solve || q.cnt == 0 {
+			continue
+		}
+		for h := q.hash & hashBits >> 7 & mask; ; h = (h + 1) & mask {
+			j := tab[h]
+			if j < 0 {
+				tab[h] = int32(i)
+				break
+			}
+			p := &n.rl[j]
+			if p.hash&hashBits != q.hash&hashBits || p.cnt != q.cnt || p.resid != q.resid || !n.sameRegionFlows(q.link, p.link) {
+				continue
+			}
+			// The slot holds the lowest id of the twins seen so far.
+			if q.link > p.link {
+				q.shadow = true
+			} else {
+				p.shadow = true
+				tab[h] = int32(i)
+			}
+			n.stats.Shadows++
+			break
+		}
+	}
+}
+
+// sameRegionFlows reports whether every region flow on link l crosses link m: with the same
+// weighted count of region flows on both, their sets are then the same.
+func (n *Network) sameRegionFlows(l, m int32) bool {
+	ep := n.epoch
+	for _, e := range n.links[l].on {
+		f := &n.hot[e.f]
+		if f.mark == ep && !slices.Contains(n.arena[f.off:f.off+f.hops], m) {
+			return false
+		}
+	}
+	return true
+}
+
+// hashBits are the bits of rlink.hash markShadows compares (a variable for
+// TestShadowsLeaveTheFill, which makes every hash collide).
+var hashBits = ^uint64(0)
+
+// flowHash mixes flow id into rlink.hash, a sum over a link's region flows.
+func flowHash(id int32) uint64 {
+	z := uint64(uint32(id))*0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019
+	z ^= z >> 29
+	return z * 0xBF58476D1CE4E5B9
+}
 
 // fillSorted is solve's progressive filling over n.heap kept sorted instead of as a heap: the
 // head is the entry a heap's root would be (the smallest stored key, ties to the lowest link
