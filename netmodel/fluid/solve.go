@@ -381,12 +381,12 @@ var sortedFill = 32
 var shadowFill = sortedFill
 
 // markShadows marks the links to fill (those of the parts being solved that have unfixed
-// flows: queued of them) that are another's twin: the same unfixed region flows and the same residual as a link
-// of a lower id. Progressive filling changes twins alike (the same flows fixed at the same
-// levels come off both residuals in the same order), so they keep one share, the lower id
-// reaches the top of the queue first — a stale key of the other is refreshed to that share
-// before it could be popped — and fixes every flow of both, and the other is popped with none
-// left. Leaving it out of the queue leaves the fixes, their order and every link's residual
+// flows: queued of them) that are another's twin: the same unfixed region flows and the same
+// residual as a link of a lower id. Progressive filling changes twins alike (the same flows
+// fixed at the same levels come off both residuals in the same order), so they keep one share,
+// the lower id reaches the top of the queue first — a stale key of the other is refreshed to
+// that share before it could be popped — and fixes every flow of both, and the other is popped
+// with none left. Leaving it out of the queue leaves the fixes, their order and every link's residual
 // and loads (which widen reads) as they were. On the ring without send latency two thirds of
 // the links popped with no flow left were such twins: a crossing's NIC uplink and the next
 // server's downlink carry the same flows. Twins meet in an open-addressed table keyed on the
