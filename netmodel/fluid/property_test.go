@@ -400,6 +400,8 @@ func TestShadowsLeaveTheFill(t *testing.T) {
 	t.Logf("%d links left out as twins", shadows)
 }
 
+// shadowsLeaveTheFill is one round of TestShadowsLeaveTheFill at the current hashBits; it
+// returns how many links were left out as twins.
 func shadowsLeaveTheFill(t *testing.T) (shadows uint64) {
 	for _, bundles := range []bool{false, true} {
 		scenarioOptions = Options{Bundles: bundles}

@@ -222,6 +222,7 @@ func LogCounters(log *zap.Logger, m *netmodel.Simulator, events uint64) {
 		log.Debug("event run", zap.Uint64("flows", m.Flows()), zap.Uint64("events", events),
 			zap.Uint64("recomputes", st.Recomputes), zap.Uint64("solves", st.Solves), zap.Uint64("rerated", st.Rerated),
 			zap.Uint64("region_flows", st.RegionFlows), zap.Uint64("solved_flows", st.SolvedFlows), zap.Uint64("expansions", st.Expansions), zap.Uint64("bundled", st.Bundled),
+			zap.Uint64("twins", st.Shadows),
 			zap.Uint64s("recomputes_by_links", st.RecomputesByLinks[:]), zap.Uint64s("region_flows_by_links", st.RegionFlowsByLinks[:]))
 	}
 	if n := m.CCNetwork(); n != nil {
