@@ -131,16 +131,20 @@ layers() {
 	}'
 }
 
-# caselayers FCT CSV compares a run's fct.txt and EndToEnd.csv with case $d's: "err ns3 other"
-# as layers prints it, or, for a flow file or a workload whose report SimAI's ns-3 left empty,
-# as spans prints it; a sentence and status 1 when they cannot be compared.
-caselayers() {
-	if [ -n "$(get flows)" ] || [ ! -s "$d/ncclFlowModel_EndToEnd.csv" ]; then
-		spans "$d/fct.txt" "$1"
+# runlayers BASE_FCT BASE_CSV FCT CSV compares a run's fct.txt and EndToEnd.csv with a base run's
+# of case $d: "err base other" as layers prints it, or, for a flow file or a base without a
+# report (a workload whose report SimAI's ns-3 left empty), as spans prints it; a sentence and
+# status 1 when they cannot be compared.
+runlayers() {
+	if [ -n "$(get flows)" ] || [ ! -s "$2" ]; then
+		spans "$1" "$3"
 	else
-		layers "$d/ncclFlowModel_EndToEnd.csv" "$2" "$d/fct.txt"
+		layers "$2" "$4" "$1"
 	fi
 }
+
+# caselayers FCT CSV is runlayers against case $d's stored ns-3 run.
+caselayers() { runlayers "$d/fct.txt" "$d/ncclFlowModel_EndToEnd.csv" "$1" "$2"; }
 
 # sortedflows FILE prints the flows of an fct.txt as "sip dip sport dport size<TAB>start<TAB>fct",
 # sorted by key, start and FCT.
