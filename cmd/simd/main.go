@@ -19,12 +19,12 @@
 // package keeps the flags themselves, their help texts, the messages and the exit statuses.
 //
 // default.pgo is a CPU profile the go tool uses for profile-guided optimisation of every build
-// of simd (inlining and layout of the event loop's hot path): the 1,024-GPU ring all-reduce and
-// the 768-GPU MoE workload of bench/run with congestion control off, and a 40-layer slice of the
-// MoE workload on 384 GPUs under DCQCN, merged with go tool pprof -proto. It makes those runs
-// 4–8% faster with byte-identical outputs (measured by running a default build and one made
-// with go build -pgo=off side by side on bench/run's scenarios).
-// Regenerate it with -cpuprofile on those runs after large changes to the hot path.
+// of simd (inlining and layout of the event loop's hot path): nine of bench/run's scenarios,
+// with congestion control off and under DCQCN, at most 20 s each, merged with go tool pprof
+// -proto; bench/pgo lists them and writes the profile anew. Outputs are byte-identical with or
+// without it; it makes runs 5–9% faster than a build with go build -pgo=off
+// (docs/performance.md, "What was changed and what it gained"). Regenerate it with bench/pgo
+// after large changes to the hot path, and keep the new one only if it is faster side by side.
 package main
 
 import (
