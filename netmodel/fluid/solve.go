@@ -386,10 +386,10 @@ var shadowFill = sortedFill
 // fixed at the same levels come off both residuals in the same order), so they keep one share,
 // the lower id reaches the top of the queue first — a stale key of the other is refreshed to
 // that share before it could be popped — and fixes every flow of both, and the other is popped
-// with none left. Leaving it out of the queue leaves the fixes, their order and every link's residual
-// and loads (which widen reads) as they were. On the ring without send latency two thirds of
-// the links popped with no flow left were such twins: a crossing's NIC uplink and the next
-// server's downlink carry the same flows. Twins meet in an open-addressed table keyed on the
+// with none left. Leaving it out of the queue leaves the fixes, their order and every link's
+// residual and loads (which widen reads) as they were. On the ring without send latency two
+// thirds of the links popped with no flow left were such twins: a crossing's NIC uplink and the
+// next server's downlink carry the same flows. Twins meet in an open-addressed table keyed on the
 // hash of their region flows; a match is checked flow by flow (sameRegionFlows), so a
 // collision of hashes costs a look and nothing else.
 func (n *Network) markShadows(queued int) {
