@@ -218,3 +218,77 @@ func TestWindowTargetKeptIsComputed(t *testing.T) {
 		}
 	}
 }
+
+// Every pass at the end of an instant has something to act on: the changes a pass makes itself
+// (a port shared anew moves the arrivals at its flows' links) are acted on in its own rounds, not
+// in a second pass queued for the same instant (instantEnd). With instantCheck a pass that finds
+// nothing panics; on the all-to-alls above, with and without windows, PFC and ns-3's packets, and
+// on an idle ring of windowed flows (one flow at a time on each port: no queue, no mark), where
+// such passes were a third of the instants.
+func TestEveryInstantPassActs(t *testing.T) {
+	windowed := repoConfig()
+	windowed.Window = 100e3
+	simai := departureConfig()
+	simai.Window, simai.VarWin, simai.FirstWindowBurst = 200e3, true, true
+	instantCheck = true
+	defer func() { instantCheck = false }()
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{{"dcqcn", repoConfig()}, {"dcqcn-window", windowed}, {"simai", simai}} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(2) {
+				star := allToAllStar(t, tc.cfg, 12, 3, seed, false)
+				two := allToAllTwoLeaves(t, tc.cfg, 12, 3, seed)
+				for _, r := range []shareRun{star, two} {
+					if r.stats.EventsByKind[evInstant] == 0 {
+						t.Fatal("no instant: the case does not test it")
+					}
+				}
+			}
+			// A ring of 8 hosts on a star: each sends 16 chunks of 64 KB to the next, each chunk
+			// 1 µs after the one before arrived (a send latency), so every port carries one flow
+			// at a time and no queue forms.
+			s := engine.NewScheduler()
+			ring := &ringChunks{s: s, hosts: 8, chunks: 16}
+			n, err := New(s, star(t, 8, G400, engine.Microsecond), ring, nil, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ring.n = n
+			for h := range int64(8) {
+				ring.start(h)
+			}
+			s.Run()
+			if ring.arrived != 8*16 {
+				t.Fatalf("%d of %d chunks arrived", ring.arrived, 8*16)
+			}
+			st := n.Stats()
+			if st.Marks != 0 || st.EventsByKind[evInstant] == 0 {
+				t.Fatalf("ring: %d marks, %d instants: not the idle case", st.Marks, st.EventsByKind[evInstant])
+			}
+		})
+	}
+}
+
+// ringChunks drives the ring of TestEveryInstantPassActs: chunk tag goes from host tag mod
+// hosts to the next host, and its arrival starts chunk tag+hosts a microsecond later.
+type ringChunks struct {
+	s                      *engine.Scheduler
+	n                      *Network
+	hosts, chunks, arrived int64
+}
+
+func (r *ringChunks) start(tag int64) {
+	h, to := int32(tag%r.hosts), int32((tag+1)%r.hosts)
+	r.n.Start([]int32{2 * h, 2*to + 1}, []int32{2 * to, 2*h + 1}, 64e3, tag)
+}
+
+func (r *ringChunks) FlowSent(FlowID, engine.Time) {}
+
+func (r *ringChunks) FlowArrived(f FlowID, at engine.Time) {
+	r.arrived++
+	if next := r.n.Tag(f) + r.hosts; next < r.hosts*r.chunks {
+		r.s.AtFunc(at+engine.Microsecond, func() { r.start(next) })
+	}
+}
