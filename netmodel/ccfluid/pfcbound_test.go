@@ -26,7 +26,7 @@ var boundRuns = []struct {
 	}},
 	{"all-to-all", true, func(t *testing.T, cfg Config) (map[int64]engine.Time, []pfcFrame, Stats) {
 		cfg.BufferBytes = 16 * MB
-		r := allToAllTwoLeaves(t, cfg, 16, 2, 7)
+		r := allToAllTwoLeaves(t, cfg, 16, 2, 7, nil)
 		return r.arrived, r.frames, r.stats
 	}},
 }

@@ -160,9 +160,7 @@ func (n *Network) reweigh(l, pos, id, k int32, a float64) {
 		// service has passed go now, so that it keeps no more than a queue's delay of them.
 		n.weightsOut(l)
 	}
-	if !lw.pending() {
-		lw.wm, lw.whead = lw.wm[:0], 0
-	}
+	lw.wm, lw.whead = dropTaken(lw.wm, lw.whead)
 	lw.wm = append(lw.wm, wmarker{f: id, hop: k, target: lk.qs.served + lk.qs.q, w: a, rgen: n.flows[id].rgen})
 	if lw.whead == int32(len(lw.wm))-1 {
 		n.wdue[l] = lw.wm[lw.whead].target
