@@ -1621,8 +1621,8 @@ func (n *Network) enter(id int32, hop int32, now engine.Time) {
 // link's last-byte markers, its queued weight changes) once they are half of it, or all of it:
 // a link whose backlog never drains (a port held through a PFC storm) would otherwise keep every
 // entry it ever queued: SimAI's example on 9,216 GPUs under the shipped SimAI.conf held 771 MiB
-// at 410 ms of its iteration and 993 MiB at 865 ms, still rising; now 500 MiB, level from 320
-// ms on (docs/performance.md, "Memory"). Each entry is moved at most once per entry taken.
+// at 410 ms of its iteration and 993 MiB at 865 ms; now 500 and 621 MiB (docs/performance.md,
+// "Memory"). Each entry is moved at most once per entry taken.
 func dropTaken[T any](q []T, head int32) ([]T, int32) {
 	if head > 0 && int(head)*2 >= len(q) {
 		return q[:copy(q, q[head:])], 0
