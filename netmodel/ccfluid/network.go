@@ -1610,24 +1610,15 @@ func (n *Network) enter(id int32, hop int32, now engine.Time) {
 		return
 	}
 	n.advanceLink(l, now)
-	lk.mk, lk.mhead = dropTaken(lk.mk, lk.mhead)
+	// Taken markers go once they are half the list (fluid.DropTaken): a link whose backlog never
+	// drains (a port held through a PFC storm) kept every marker and weight change it ever
+	// queued, and SimAI's example on 9,216 GPUs under the shipped SimAI.conf grew to 993 MiB by
+	// 865 ms of its iteration (docs/performance.md, "Memory").
+	lk.mk, lk.mhead = fluid.DropTaken(lk.mk, lk.mhead)
 	lk.mk = append(lk.mk, marker{id, hop, lk.qs.served + lk.qs.q, now})
 	if int(lk.mhead) == len(lk.mk)-1 {
 		n.armMarker(l)
 	}
-}
-
-// dropTaken drops the entries a queue kept as a slice and the index of its head has taken (a
-// link's last-byte markers, its queued weight changes) once they are half of it, or all of it:
-// a link whose backlog never drains (a port held through a PFC storm) would otherwise keep every
-// entry it ever queued: SimAI's example on 9,216 GPUs under the shipped SimAI.conf held 771 MiB
-// at 410 ms of its iteration and 993 MiB at 865 ms; now 500 and 621 MiB (docs/performance.md,
-// "Memory"). Each entry is moved at most once per entry taken.
-func dropTaken[T any](q []T, head int32) ([]T, int32) {
-	if head > 0 && int(head)*2 >= len(q) {
-		return q[:copy(q, q[head:])], 0
-	}
-	return q, head
 }
 
 // forward passes flow id's last byte from its hop-th queue to the next one, or to the receiver

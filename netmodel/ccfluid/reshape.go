@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"simd/engine"
+	"simd/netmodel/fluid"
 )
 
 // This file holds the reshaping of flows by the queues they cross (Config.Reshape): what a
@@ -160,7 +161,7 @@ func (n *Network) reweigh(l, pos, id, k int32, a float64) {
 		// service has passed go now, so that it keeps no more than a queue's delay of them.
 		n.weightsOut(l)
 	}
-	lw.wm, lw.whead = dropTaken(lw.wm, lw.whead)
+	lw.wm, lw.whead = fluid.DropTaken(lw.wm, lw.whead) // as enter drops its markers
 	lw.wm = append(lw.wm, wmarker{f: id, hop: k, target: lk.qs.served + lk.qs.q, w: a, rgen: n.flows[id].rgen})
 	if lw.whead == int32(len(lw.wm))-1 {
 		n.wdue[l] = lw.wm[lw.whead].target

@@ -300,7 +300,7 @@ func (r *ringChunks) FlowArrived(f FlowID, at engine.Time) {
 }
 
 // A link keeps only what it has queued: its last-byte markers and queued weight changes are
-// dropped once taken (dropTaken), also where its backlog never drains. On two switches whose
+// dropped once taken (fluid.DropTaken), also where its backlog never drains. On two switches whose
 // link between them stays backlogged (and paused) through an all-to-all 12 times as long as
 // the others here, each link's lists are looked at every microsecond: neither ever holds more
 // than three times the most it had pending at a look, and 64 entries. Before, they kept every
@@ -325,35 +325,5 @@ func TestLinkQueuesKeepWhatIsQueued(t *testing.T) {
 	r := allToAllTwoLeaves(t, repoConfig(), 12, 12, 1, watch)
 	if r.stats.Pauses == 0 || r.stats.RateChanges == 0 {
 		t.Fatalf("%d pauses, %d rate changes: the case does not test it", r.stats.Pauses, r.stats.RateChanges)
-	}
-}
-
-// dropTaken keeps a queue's entries in order and holds at most twice what is queued when an
-// entry is added: random pushes and pops against a plain list.
-func TestDropTaken(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 5))
-	var q []int
-	var head int32
-	var want []int
-	next := 0
-	for step := range 100000 {
-		if rng.IntN(100) < 52 || len(want) == 0 {
-			q, head = dropTaken(q, head)
-			q = append(q, next)
-			want = append(want, next)
-			next++
-			if live := len(q) - int(head); len(q) > 2*live {
-				t.Fatalf("step %d: %d entries kept for %d queued", step, len(q), live)
-			}
-		} else {
-			if q[head] != want[0] {
-				t.Fatalf("step %d: took %d, want %d", step, q[head], want[0])
-			}
-			head++
-			want = want[1:]
-		}
-		if len(q)-int(head) != len(want) {
-			t.Fatalf("step %d: %d queued, want %d", step, len(q)-int(head), len(want))
-		}
 	}
 }

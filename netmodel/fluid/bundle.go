@@ -59,10 +59,7 @@ func (a memberFin) less(b memberFin) bool {
 // add puts member m with finish fin in the list.
 func (b *bundle) add(fin float64, m int32) {
 	x := memberFin{fin, m}
-	if b.head > 0 && b.head*2 >= len(b.fin) {
-		b.fin = b.fin[:copy(b.fin, b.fin[b.head:])]
-		b.head = 0
-	}
+	b.fin, b.head = DropTaken(b.fin, b.head)
 	i := len(b.fin)
 	b.fin = append(b.fin, x)
 	for ; i > b.head && x.less(b.fin[i-1]); i-- {

@@ -837,6 +837,17 @@ func (n *Network) Stats() Stats { return n.stats }
 // Graph is the graph the network runs over.
 func (n *Network) Graph() *route.Graph { return n.g }
 
+// DropTaken drops the entries that a queue kept as a slice and the index of its head has taken,
+// once they are half of it (or all of it), and returns the queue and its new head: a queue that
+// never drains (a bundle's members, a congested link's markers in package ccfluid) then holds
+// what is queued, not everything ever queued. Each entry is moved at most once per entry taken.
+func DropTaken[T any, I ~int | ~int32](q []T, head I) ([]T, I) {
+	if head > 0 && int(head)*2 >= len(q) {
+		return q[:copy(q, q[head:])], 0
+	}
+	return q, head
+}
+
 // Grow returns s with room for n more elements, as slices.Grow does, but without writing zeros
 // over the room: slices.Grow appends n zeros, which touches every page of a fresh allocation at
 // once, while make takes memory the allocator knows is already zero as it is. For the tables a
