@@ -115,7 +115,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []flagtable.Group) {
 			{Names: []string{"-quiet"}, Usage: "no progress report on stderr (long runs otherwise report every second on a terminal, every ten seconds elsewhere)", Define: boolean(&o.quiet)},
 			{Names: []string{"-progress-every"}, Arg: "DURATION", Usage: "the progress report's interval, e.g. 500ms or 1m; the first report comes after one interval", Default: "1s on a terminal, else 10s; the first after 2s", Define: func(n, u string) { fs.DurationVar(&o.progressEvery, n, 0, u) }},
 			{Names: []string{"-cpuprofile"}, Arg: "FILE", Usage: "write a CPU profile of the run (go tool pprof reads it)", Define: str(&o.cpuProfile)},
-			{Names: []string{"-memprofile"}, Arg: "FILE", Usage: "write a heap profile at the end of the run", Define: str(&o.memProfile)},
+			{Names: []string{"-memprofile"}, Arg: "FILE", Usage: "write a heap profile as the simulation ends, while its model is held (where -max-wall or -max-events stopped it)", Define: str(&o.memProfile)},
 		}},
 		{Title: "Cluster (SimAI_analytical's flags, same meaning)", Flags: []flagtable.Spec{
 			{Names: []string{"-g", "--gpus"}, Arg: "N", Usage: "number of GPUs (if repeated, the first counts)", Default: "the topology's, else the workload's all_gpus", Define: val(flagtable.First(&o.gpus))},

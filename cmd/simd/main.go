@@ -91,21 +91,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "simd: -log-level: %v\n", err)
 		return exitBadInput
 	}
-	stopProfile, err := process.StartProfiles(o.cpuProfile, o.memProfile)
+	prof, err := process.StartProfiles(o.cpuProfile, o.memProfile)
 	if err != nil {
 		fmt.Fprintf(stderr, "simd: -cpuprofile: %v\n", err)
 		return exitFailure
 	}
-	defer stopProfile()
+	defer func() {
+		if err := prof.Stop(); err != nil {
+			fmt.Fprintf(stderr, "simd: -memprofile: %v\n", err)
+		}
+	}()
 	ctx, release := process.SignalContext(context.Background())
 	defer release()
-	return exitStatus("simd", execute(ctx, o, log, stdout, stderr), stderr)
+	return exitStatus("simd", execute(ctx, o, log, stdout, stderr, prof), stderr)
 }
 
 // execute runs the simulation o asks for (sim.Execute), then draws the plots (-plot) and writes
-// the report (-report) of its output folders. Cancelling ctx stops it cleanly.
-func execute(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io.Writer) error {
-	h := sim.Hooks{Log: log, Stdout: stdout, Progress: progressHook(stderr, o.quiet, o.progressEvery)}
+// the report (-report) of its output folders. Cancelling ctx stops it cleanly. The heap profile
+// (-memprofile) is written as each simulation ends, before its outputs, while its model is still
+// held: a run stopped by -max-wall or -max-events shows what the model held there.
+func execute(ctx context.Context, o *options, log *zap.Logger, stdout, stderr io.Writer, prof *process.Profiles) error {
+	progress := progressHook(stderr, o.quiet, o.progressEvery)
+	if o.memProfile != "" {
+		progress = heapAtEnd(progress, func() {
+			if err := prof.Heap(); err != nil {
+				fmt.Fprintf(stderr, "simd: -memprofile: %v\n", err)
+			}
+		})
+	}
+	h := sim.Hooks{Log: log, Stdout: stdout, Progress: progress}
 	out, err := sim.Execute(ctx, o.request(), h)
 	if err != nil {
 		return err

@@ -72,13 +72,15 @@ func runMoERun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err == nil {
-		var stopProfile func()
-		if stopProfile, err = process.StartProfiles(o.cpuProfile, o.memProfile); err != nil {
+		var prof *process.Profiles
+		if prof, err = process.StartProfiles(o.cpuProfile, o.memProfile); err != nil {
 			err = fmt.Errorf("-cpuprofile: %w", err)
 		} else {
 			o.Interrupt = func() (context.Context, func()) { return process.SignalContext(context.Background()) }
 			err = sim.ExecuteMoERun(stdout, o.MoERunRequest)
-			stopProfile()
+			if perr := prof.Stop(); perr != nil && err == nil {
+				err = fmt.Errorf("-memprofile: %w", perr)
+			}
 		}
 	}
 	return commandStatus("simd moe run", err, func(w io.Writer) { flagtable.Help(w, moeRunForms, moeRunAbout, fs) }, stdout, stderr)

@@ -61,6 +61,18 @@ func progressHook(w io.Writer, quiet bool, every time.Duration) func(string, fun
 	}
 }
 
+// heapAtEnd is the progress hook p whose report's end also calls heap: the simulation has ended
+// and its model is still held.
+func heapAtEnd(p func(string, func() engine.Time) (func(sim.Status), func()), heap func()) func(string, func() engine.Time) (func(sim.Status), func()) {
+	return func(unit string, expect func() engine.Time) (func(sim.Status), func()) {
+		watch, finish := p(unit, expect)
+		return watch, func() {
+			finish()
+			heap()
+		}
+	}
+}
+
 // watch is the run's Watch: it prints a line when one is due. Nil reports nothing.
 func (p *progress) watch() func(sim.Status) {
 	if p == nil {

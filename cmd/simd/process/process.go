@@ -14,13 +14,20 @@ import (
 	"runtime/pprof"
 )
 
-// StartProfiles starts a CPU profile written to cpu, unless cpu is "", and returns the function
-// that ends it and writes a heap profile to mem, unless mem is "". The error is the CPU
+// Profiles are a run's CPU profile and heap profile (StartProfiles).
+type Profiles struct {
+	cpu      *os.File
+	mem      string
+	heapDone bool
+}
+
+// StartProfiles starts a CPU profile written to cpu, unless cpu is "", and returns the run's
+// profiles, whose heap profile goes to mem, unless mem is "" (Heap, Stop). The error is the CPU
 // profile's.
-func StartProfiles(cpu, mem string) (stop func(), err error) {
-	var f *os.File
+func StartProfiles(cpu, mem string) (*Profiles, error) {
+	p := &Profiles{mem: mem}
 	if cpu != "" {
-		f, err = os.Create(cpu)
+		f, err := os.Create(cpu)
 		if err != nil {
 			return nil, err
 		}
@@ -28,18 +35,43 @@ func StartProfiles(cpu, mem string) (stop func(), err error) {
 			f.Close()
 			return nil, err
 		}
+		p.cpu = f
 	}
-	return func() {
-		if f != nil {
-			pprof.StopCPUProfile()
-			f.Close()
-		}
-		if mem != "" {
-			if h, err := os.Create(mem); err == nil {
-				runtime.GC()
-				pprof.WriteHeapProfile(h)
-				h.Close()
-			}
-		}
-	}, nil
+	return p, nil
+}
+
+// Heap writes the heap profile now, after a collection, so that it shows what is live: called
+// as a simulation ends, while its network is still held, it shows what the run's model holds.
+// At the end of the process the model's tables have been let go, and the profile showed only
+// what outlives them. Each call replaces the profile of the call before; without a file it
+// does nothing.
+func (p *Profiles) Heap() error {
+	if p.mem == "" {
+		return nil
+	}
+	p.heapDone = true
+	h, err := os.Create(p.mem)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	if err := pprof.WriteHeapProfile(h); err != nil {
+		h.Close()
+		return err
+	}
+	return h.Close()
+}
+
+// Stop ends the CPU profile and writes the heap profile if Heap has not: a command that runs no
+// simulation still leaves one. The error is the heap profile's.
+func (p *Profiles) Stop() error {
+	if p.cpu != nil {
+		pprof.StopCPUProfile()
+		p.cpu.Close()
+		p.cpu = nil
+	}
+	if p.heapDone {
+		return nil
+	}
+	return p.Heap()
 }
