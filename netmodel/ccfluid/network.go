@@ -1610,10 +1610,11 @@ func (n *Network) enter(id int32, hop int32, now engine.Time) {
 		return
 	}
 	n.advanceLink(l, now)
-	// Taken markers go once they are half the list (fluid.DropTaken): a link whose backlog never
-	// drains (a port held through a PFC storm) kept every marker and weight change it ever
-	// queued, and SimAI's example on 9,216 GPUs under the shipped SimAI.conf grew to 993 MiB by
-	// 865 ms of its iteration (docs/performance.md, "Memory").
+	// Taken markers go once they are half the list, and the room of a long backlog once little
+	// of it is used (fluid.DropTaken): a link whose backlog never drains (a port held through a
+	// PFC storm) kept every marker and weight change it ever queued, and SimAI's example on
+	// 9,216 GPUs under the shipped SimAI.conf grew to 993 MiB by 865 ms of its iteration
+	// (docs/performance.md, "Memory").
 	lk.mk, lk.mhead = fluid.DropTaken(lk.mk, lk.mhead)
 	lk.mk = append(lk.mk, marker{id, hop, lk.qs.served + lk.qs.q, now})
 	if int(lk.mhead) == len(lk.mk)-1 {
