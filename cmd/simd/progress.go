@@ -51,7 +51,7 @@ func newProgress(w io.Writer, quiet bool, every time.Duration, unit string) *pro
 }
 
 // progressHook is sim.Hooks.Progress: a report on w for each simulation, unless quiet.
-func progressHook(w io.Writer, quiet bool, every time.Duration) func(string, func() engine.Time) (func(sim.Status), func()) {
+func progressHook(w io.Writer, quiet bool, every time.Duration) progressFunc {
 	return func(unit string, expect func() engine.Time) (func(sim.Status), func()) {
 		p := newProgress(w, quiet, every, unit)
 		if p != nil && expect != nil {
@@ -61,9 +61,12 @@ func progressHook(w io.Writer, quiet bool, every time.Duration) func(string, fun
 	}
 }
 
+// progressFunc is a run's progress hook (sim.Hooks.Progress).
+type progressFunc = func(unit string, expect func() engine.Time) (watch func(sim.Status), finish func())
+
 // heapAtEnd is the progress hook p whose report's end also calls heap: the simulation has ended
 // and its model is still held.
-func heapAtEnd(p func(string, func() engine.Time) (func(sim.Status), func()), heap func()) func(string, func() engine.Time) (func(sim.Status), func()) {
+func heapAtEnd(p progressFunc, heap func()) progressFunc {
 	return func(unit string, expect func() engine.Time) (func(sim.Status), func()) {
 		watch, finish := p(unit, expect)
 		return watch, func() {

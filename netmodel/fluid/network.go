@@ -850,11 +850,12 @@ const keptRoom = 64
 // twice its length (keptRoom at least): a queue that once held a long backlog does not keep
 // that room for the rest of the run. The congestion model's links kept the room of their
 // longest backlog: SimAI's example on 9,216 GPUs under the shipped SimAI.conf held 56 MB of
-// weight changes' lists at 169 ms of its iteration (its first 30 M events), 24 MB now, and more
-// as more links met longer backlogs. The bounds are loose on purpose: shrinking at a quarter with 16 entries
-// kept took 45 MB off the live heap at 169 ms but added 60–75 MB to the peak resident memory,
-// because the lists then shrank and grew again with every backlog, and the garbage of that
-// churn is what the collector lets the heap grow by (docs/performance.md, "Memory").
+// weight changes' lists at 169 ms of its iteration (its first 30 M events), 24 MB now, and
+// more as more links met longer backlogs. The bounds are loose on purpose: shrinking at a
+// quarter with 16 entries kept took 45 MB off the live heap at 169 ms but added 60–75 MB to
+// the peak resident memory, because the lists then shrank and grew again with every backlog,
+// and the garbage of that churn is what the collector lets the heap grow by
+// (docs/performance.md, "Memory").
 func DropTaken[T any, I ~int | ~int32](q []T, head I) ([]T, I) {
 	if head == 0 || int(head)*2 < len(q) {
 		return q, head
