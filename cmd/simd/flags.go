@@ -171,7 +171,7 @@ func newFlagSet(o *options) (*flag.FlagSet, []flagtable.Group) {
 		{Title: "Limits (a stopped run writes what it computed, marked incomplete, and exits with 3; SIGINT or SIGTERM does the same with 130 or 143)", Flags: []flagtable.Spec{
 			{Names: []string{"-max-events"}, Arg: "N", Usage: "stop the event mode after N engine events (0: no limit)", Default: "0", Define: func(n, u string) { fs.Uint64Var(&e.MaxEvents, n, 0, u) }},
 			{Names: []string{"-max-wall"}, Arg: "DURATION", Usage: "stop the event mode after this much wall-clock time, e.g. 90s or 2h (0: no limit)", Default: "0", Define: func(n, u string) { fs.DurationVar(&e.MaxWall, n, 0, u) }},
-			{Names: []string{"-max-memory"}, Arg: "BYTES", Usage: "refuse, before simulating, an event run whose estimated peak memory exceeds this, e.g. 16GiB", Default: "the memory available to simd (MemAvailable, or the cgroup's limit if lower)", Define: val(flagtable.NewValue(&e.MaxMemory, units.ParseBytes))},
+			{Names: []string{"-max-memory"}, Arg: "BYTES", Usage: "refuse, before simulating, an event run whose estimated peak memory exceeds this, and have the garbage collector keep the heap under it, e.g. 16GiB", Default: "the memory available to simd (MemAvailable, or the cgroup's limit if lower)", Define: val(flagtable.NewValue(&e.MaxMemory, units.ParseBytes))},
 		}},
 		{Title: "Overlap ratios (share of a group's communication hidden behind compute, 0 to 1)", Flags: []flagtable.Spec{
 			{Names: []string{"-dp_o", "--dp_overlap"}, Arg: "R", Usage: "DP and DP_EP", Default: "0", Define: val(flagtable.Single(&r.Overlap.DP))},

@@ -39,6 +39,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"simd/cmd/simd/process"
+	"simd/configs/units"
 	"simd/workloads/sim"
 )
 
@@ -101,9 +102,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "simd: -memprofile: %v\n", err)
 		}
 	}()
+	lim := limitMemory(o.req.Event.MaxMemory)
+	defer lim.Restore()
 	ctx, release := process.SignalContext(context.Background())
 	defer release()
-	return exitStatus("simd", execute(ctx, o, log, stdout, stderr, prof), stderr)
+	err = execute(ctx, o, log, stdout, stderr, prof)
+	if lim.HeldBack() {
+		why := "the memory available as it began"
+		if o.req.Event.MaxMemory > 0 {
+			why = "-max-memory; a larger one runs faster"
+		}
+		log.Warn(fmt.Sprintf("the run held nearly all the memory it may use, %s (%s): the garbage collector ran back to back, up to half the CPU",
+			units.FormatBytes(lim.Bytes()), why))
+	}
+	return exitStatus("simd", err, stderr)
+}
+
+// limitMemory makes the memory the process may use the Go runtime's soft limit until Restore
+// (process.LimitMemory): budget (-max-memory) if above 0, else what the machine has available
+// as the process begins; none where that is unknown. The memory guard refuses a run whose
+// estimate exceeds the same figure; the limit keeps the heap's garbage, which the collector
+// would otherwise let grow to as much as what is live, within it.
+func limitMemory(budget int64) *process.MemoryLimit {
+	if budget <= 0 {
+		budget, _, _ = sim.AvailableMemory()
+	}
+	return process.LimitMemory(budget)
 }
 
 // execute runs the simulation o asks for (sim.Execute), then draws the plots (-plot) and writes

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"math"
+	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"simd/workloads/sim"
 )
 
 // The memory guard refuses, before simulating, a run whose estimated peak exceeds -max-memory
@@ -30,6 +35,43 @@ func TestMemoryGuard(t *testing.T) {
 			if files := listFiles(t, out); len(files) != 0 {
 				t.Errorf("%v: files left: %v", tc.args, files)
 			}
+		}
+	}
+}
+
+// The memory a run may use is the Go runtime's soft limit while it runs: -max-memory, else the
+// memory available (where it is known); the limit before comes back after.
+func TestRunMemoryLimit(t *testing.T) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Skip("GOMEMLIMIT is set: simd leaves it alone")
+	}
+	before := debug.SetMemoryLimit(-1)
+	avail, _, known := sim.AvailableMemory()
+	for _, tc := range []struct {
+		args []string
+		want func(int64) bool
+		what string
+	}{
+		{[]string{"-max-memory", "64MiB"}, func(l int64) bool { return l == 64<<20 }, "64 MiB"},
+		{nil, func(l int64) bool {
+			if !known {
+				return l == before
+			}
+			return l > 0 && l < math.MaxInt64 && l <= 2*avail
+		}, "the memory available"},
+	} {
+		o, err := parseFlags(tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lim := limitMemory(o.req.Event.MaxMemory)
+		got := debug.SetMemoryLimit(-1)
+		lim.Restore()
+		if !tc.want(got) {
+			t.Errorf("%v: limit %d, want %s", tc.args, got, tc.what)
+		}
+		if after := debug.SetMemoryLimit(-1); after != before {
+			t.Errorf("%v: limit after the run %d, want %d as before", tc.args, after, before)
 		}
 	}
 }

@@ -100,6 +100,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return runSweepMerge(args[1:], stdout, stderr)
 	}
+	lim := limitMemory(0) // the runs at once share the machine's memory
+	defer lim.Restore()
 	ctx, release := process.SignalContext(context.Background())
 	defer release()
 	return sweepContext(ctx, args, stdout, stderr)

@@ -226,7 +226,7 @@ func checkMemory(est memoryEstimate, maxMemory int64) error {
 	limit, source := maxMemory, "-max-memory"
 	if limit == 0 {
 		var ok bool
-		if limit, source, ok = availableMemory(); !ok {
+		if limit, source, ok = AvailableMemory(); !ok {
 			return nil // unknown (not Linux): no guard
 		}
 	}
@@ -237,9 +237,10 @@ func checkMemory(est memoryEstimate, maxMemory int64) error {
 		units.FormatBytes(est.Bytes), est.What, units.FormatBytes(limit), source)
 }
 
-// availableMemory is what the machine can give simd: /proc/meminfo's MemAvailable, or the
-// cgroup's limit minus its usage if lower (a container's limit is what the kernel enforces).
-func availableMemory() (int64, string, bool) {
+// AvailableMemory is what the machine can give simd: /proc/meminfo's MemAvailable, or the
+// cgroup's limit minus its usage if lower (a container's limit is what the kernel enforces),
+// and which of the two it is; ok is false where neither can be read (not Linux).
+func AvailableMemory() (int64, string, bool) {
 	data, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0, "", false

@@ -42,9 +42,9 @@ func TestAvailableMemory(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/meminfo")
 	}
-	b, source, ok := availableMemory()
+	b, source, ok := AvailableMemory()
 	if !ok || b <= 0 || source == "" {
-		t.Errorf("availableMemory() = %d, %q, %v", b, source, ok)
+		t.Errorf("AvailableMemory() = %d, %q, %v", b, source, ok)
 	}
 }
 

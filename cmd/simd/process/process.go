@@ -1,7 +1,8 @@
 // Package process is what the simd process arranges with the Go runtime and the operating
-// system around its work: when the garbage collector first runs (DeferFirstCollection), huge
-// pages for the heap (AdviseHugePages), the CPU and heap profiles of a run (StartProfiles), and
-// the signals that stop a run cleanly (SignalContext).
+// system around its work: when the garbage collector first runs (DeferFirstCollection), how
+// much memory it may let the heap take (LimitMemory), huge pages for the heap
+// (AdviseHugePages), the CPU and heap profiles of a run (StartProfiles), and the signals that
+// stop a run cleanly (SignalContext).
 //
 // It is its own package because none of it is simd's command line: package main keeps the
 // flags that ask for these, the messages and the exit statuses (a run stopped by a signal exits
