@@ -107,13 +107,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, release := process.SignalContext(context.Background())
 	defer release()
 	err = execute(ctx, o, log, stdout, stderr, prof)
-	if lim.HeldBack() {
+	if pressed, share := lim.Pressed(); pressed {
 		why := "the memory available as it began"
 		if o.req.Event.MaxMemory > 0 {
-			why = "-max-memory; a larger one runs faster"
+			why = "-max-memory; a larger one spares the collector"
 		}
-		log.Warn(fmt.Sprintf("the run held nearly all the memory it may use, %s (%s): the garbage collector ran back to back, up to half the CPU",
-			units.FormatBytes(lim.Bytes()), why))
+		log.Warn(fmt.Sprintf("the run held nearly all the memory it may use, %s (%s): the garbage collector took %.0f%% of its CPU time",
+			units.FormatBytes(lim.Bytes()), why, 100*share))
 	}
 	return exitStatus("simd", err, stderr)
 }

@@ -39,17 +39,47 @@ func TestLimitMemory(t *testing.T) {
 	}
 }
 
-// HeldBack reads the runtime's metric of the limiter's last cycle: a metric of another name or
-// kind would read 0 for ever and HeldBack would never say anything. (The limiter itself takes
-// seconds of collections back to back to engage, too long for a unit test.)
-func TestLimiterMetric(t *testing.T) {
+// readGCUse reads the runtime's metrics by name: a name the runtime does not have, or of
+// another kind, would read 0 for ever and Pressed would never say anything.
+func TestGCMetrics(t *testing.T) {
+	kinds := map[string]metrics.ValueKind{}
 	for _, d := range metrics.All() {
-		if d.Name == limiterMetric {
-			if d.Kind != metrics.KindUint64 || d.Cumulative {
-				t.Fatalf("%s: kind %v, cumulative %v; want a uint64 gauge", d.Name, d.Kind, d.Cumulative)
-			}
-			return
+		kinds[d.Name] = d.Kind
+	}
+	for i, name := range gcMetrics {
+		want := metrics.KindFloat64
+		if i >= 3 {
+			want = metrics.KindUint64
+		}
+		if k, ok := kinds[name]; !ok || k != want {
+			t.Errorf("metric %s: kind %v (known %v), want %v", name, k, ok, want)
 		}
 	}
-	t.Fatalf("the runtime has no metric %s", limiterMetric)
+	if u := readGCUse(); u.cpu <= 0 || u.goal == 0 {
+		t.Errorf("readGCUse() = %+v: no CPU time or heap goal", u)
+	}
+}
+
+// A run pressed against its limit when the runtime capped the collector, or when the
+// collector took a fifth of the CPU time with the heap's goal near the limit; not for a busy
+// collector far below the limit (a heap of pointers scanned under GOGC), nor for a goal at
+// the limit that cost little (a heap with few pointers collects fast).
+func TestPressed(t *testing.T) {
+	const limit = 200 << 20
+	at := gcUse{gcCPU: 1, cpu: 20, idle: 8, goal: 50 << 20, limiter: 3}
+	for _, tc := range []struct {
+		name string
+		now  gcUse
+		want bool
+	}{
+		{"capped", gcUse{gcCPU: 2, cpu: 40, idle: 18, goal: 60 << 20, limiter: 9}, true},
+		{"a fifth, goal at the limit", gcUse{gcCPU: 3, cpu: 40, idle: 18, goal: 190 << 20, limiter: 3}, true},
+		{"a fifth, goal far below", gcUse{gcCPU: 5, cpu: 40, idle: 18, goal: 100 << 20, limiter: 3}, false},
+		{"goal at the limit, collector cheap", gcUse{gcCPU: 1.5, cpu: 40, idle: 18, goal: 199 << 20, limiter: 3}, false},
+		{"no CPU used", at, false},
+	} {
+		if got := pressed(at, tc.now, limit); got != tc.want {
+			t.Errorf("%s: pressed = %v, want %v (share %.2f)", tc.name, got, tc.want, tc.now.share(at))
+		}
+	}
 }
