@@ -23,15 +23,18 @@ import (
 // 16,384-rank group has 268 M flows in flight at once: simd says so in a millisecond instead of
 // being killed by the kernel an hour later.
 
-// Bytes per flow, measured with bench/run's all-to-alls, whose flows are all in flight at once
-// (peak resident memory of alltoall-1024 minus alltoall-256, over the difference of their
-// flows: 1,047,552 − 65,280 flows, 778 − 57 MiB with congestion control off, 1,229 − 102 MiB
-// with DCQCN, in bench/RESULTS.md as of commit 4645aa6; the run committed with this guard
-// gives 851 − 62 and 1,350 − 113 MiB, 842 and 1,320 B per flow, within 10% — peaks move with the
-// garbage collector's timing). They cover the flow's DAG entry, its network state and the
-// runner's records.
+// Bytes per flow: what a flow holds, measured with bench/run's all-to-alls, whose flows are all
+// in flight at once, under a memory limit far below them (GOMEMLIMIT=64MiB: the collector runs
+// back to back, so the peak is what the run holds and not its garbage). Peak resident memory
+// of alltoall-1024 minus alltoall-256 over the difference of their flows (1,047,552 − 65,280):
+// 440 − 52 MiB with congestion control off, 1,089 − 83 MiB with DCQCN, 414 and 1,074 B a flow
+// (2026-12-02); the figures keep a tenth more. A run is held to its budget by the collector
+// (cmd/simd makes the budget the runtime's memory limit), so what it needs is what it holds:
+// without a limit the same runs peak at 582 and 1,437 MiB, the collector's room (earlier
+// figures, 770 and 1,200 B, were such peaks). They cover the flow's DAG entry, its network
+// state and the runner's records.
 const (
-	bytesPerFlowMaxMin = 770
+	bytesPerFlowMaxMin = 460
 	bytesPerFlowCC     = 1200
 	// bytesPerStoredFlow is a flow kept by a generated DAG that is not running: its ccl.Flow
 	// record and its parent and child ids.
