@@ -77,7 +77,9 @@ func runMoERun(args []string, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("-cpuprofile: %w", err)
 		} else {
 			o.Interrupt = func() (context.Context, func()) { return process.SignalContext(context.Background()) }
+			lim := limitMemory(0) // the memory available: moe run has no -max-memory
 			err = sim.ExecuteMoERun(stdout, o.MoERunRequest)
+			lim.Restore()
 			if perr := prof.Stop(); perr != nil && err == nil {
 				err = fmt.Errorf("-memprofile: %w", perr)
 			}
