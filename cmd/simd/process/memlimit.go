@@ -52,7 +52,8 @@ func (m *MemoryLimit) Pressed() (bool, float64) {
 		return false, 0
 	}
 	now := readGCUse()
-	return pressed(m.at, now, m.limit), now.share(m.at)
+	share := now.share(m.at)
+	return pressed(now.limiter != m.at.limiter, share, now.goal, m.limit), share
 }
 
 // gcUse is what the runtime says of its collector at one moment (runtime/metrics).
@@ -62,19 +63,22 @@ type gcUse struct {
 	limiter          uint64  // the collection at which the collector's CPU was last capped
 }
 
-// The runtime's metrics gcUse reads, in its fields' order.
-var gcMetrics = [...]string{
-	"/cpu/classes/gc/total:cpu-seconds",
-	"/cpu/classes/total:cpu-seconds",
-	"/cpu/classes/idle:cpu-seconds",
-	"/gc/heap/goal:bytes",
-	"/gc/limiter/last-enabled:gc-cycle",
+// The runtime's metrics gcUse reads, in its fields' order, with the kind each is read as.
+var gcMetrics = [...]struct {
+	name string
+	kind metrics.ValueKind
+}{
+	{"/cpu/classes/gc/total:cpu-seconds", metrics.KindFloat64},
+	{"/cpu/classes/total:cpu-seconds", metrics.KindFloat64},
+	{"/cpu/classes/idle:cpu-seconds", metrics.KindFloat64},
+	{"/gc/heap/goal:bytes", metrics.KindUint64},
+	{"/gc/limiter/last-enabled:gc-cycle", metrics.KindUint64},
 }
 
 func readGCUse() gcUse {
 	var s [len(gcMetrics)]metrics.Sample
-	for i, name := range gcMetrics {
-		s[i].Name = name
+	for i, m := range gcMetrics {
+		s[i].Name = m.name
 	}
 	metrics.Read(s[:])
 	f := func(i int) float64 {
@@ -101,15 +105,12 @@ func (u gcUse) share(u0 gcUse) float64 {
 	return (u.gcCPU - u0.gcCPU) / used
 }
 
-// pressed: between u0 and u the run pressed against limit: the runtime capped its collector's
-// CPU (at half of it: on two cores a whole core collecting does not reach that), or the
-// collector took a fifth or more of the CPU time used while the heap's goal is within a tenth
-// of the limit, where the limit, not GOGC, sets it: the 9,216-GPU example under DCQCN, holding
-// about 190 MB under a limit of 192 MiB, collected 2,442 times in 240 s, 26% of its CPU time,
-// at a goal of 196 MB.
-func pressed(u0, u gcUse, limit int64) bool {
-	if u.limiter != u0.limiter {
-		return true
-	}
-	return u.share(u0) >= 0.2 && float64(u.goal) >= 0.9*float64(limit)
+// pressed: the run pressed against limit: the runtime capped its collector's CPU (capped; at
+// half of it: on two cores a whole core collecting does not reach that), or the collector took
+// a fifth or more of the CPU time used (share) while the heap's goal is within a tenth of the
+// limit, where the limit, not GOGC, sets it: the 9,216-GPU example under DCQCN, holding about
+// 190 MB under a limit of 192 MiB, collected 2,442 times in 240 s, 26% of its CPU time, at a
+// goal of 196 MB.
+func pressed(capped bool, share float64, goal uint64, limit int64) bool {
+	return capped || share >= 0.2 && float64(goal) >= 0.9*float64(limit)
 }

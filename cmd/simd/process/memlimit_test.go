@@ -46,13 +46,9 @@ func TestGCMetrics(t *testing.T) {
 	for _, d := range metrics.All() {
 		kinds[d.Name] = d.Kind
 	}
-	for i, name := range gcMetrics {
-		want := metrics.KindFloat64
-		if i >= 3 {
-			want = metrics.KindUint64
-		}
-		if k, ok := kinds[name]; !ok || k != want {
-			t.Errorf("metric %s: kind %v (known %v), want %v", name, k, ok, want)
+	for _, m := range gcMetrics {
+		if k, ok := kinds[m.name]; !ok || k != m.kind {
+			t.Errorf("metric %s: kind %v (known %v), want %v", m.name, k, ok, m.kind)
 		}
 	}
 	if u := readGCUse(); u.cpu <= 0 || u.goal == 0 {
@@ -78,7 +74,7 @@ func TestPressed(t *testing.T) {
 		{"goal at the limit, collector cheap", gcUse{gcCPU: 1.5, cpu: 40, idle: 18, goal: 199 << 20, limiter: 3}, false},
 		{"no CPU used", at, false},
 	} {
-		if got := pressed(at, tc.now, limit); got != tc.want {
+		if got := pressed(tc.now.limiter != at.limiter, tc.now.share(at), tc.now.goal, limit); got != tc.want {
 			t.Errorf("%s: pressed = %v, want %v (share %.2f)", tc.name, got, tc.want, tc.now.share(at))
 		}
 	}
