@@ -22,9 +22,16 @@ import (
 // before as its ports' lists grow, and the rate of those starts tells nothing of its sending and
 // ends (over 1,024 GPUs the estimates of that phase ranged from 0.36 to 2.0 of the truth over a
 // few runs; the first one after it was 1.76 of it with ideal sharing, 1.03 under DCQCN).
+// Between two changes of the work done the estimate made at the last change is counted down:
+// the bytes sent are measured only now and then (flowsDone), so while a run's flows send and
+// none starts or ends the work done reads the same at every look, and a rate measured up to the
+// look fell with every second of it (the all-to-all over 1,024 GPUs under DCQCN printed 1m3s,
+// then 4m55s, with 16 and 14 s to go); the run did work all along, at the rate it had. Once the
+// count-down runs out the rate up to the look estimates again.
 // Without a flow count the yardstick is the simulated time still to go to Expect, else the plan
 // steps, scaled by the wall time so far. bench/run records, for every scenario, the estimate
-// printed after a tenth of the run against the truth.
+// printed after a tenth of the run against the truth, and the worst factor between the two
+// from then on.
 type ETA struct {
 	// Expect is the simulated time the run is expected to reach (the analytical mode's
 	// iteration time), 0 when unknown.
@@ -38,8 +45,11 @@ type ETA struct {
 	anchorW   float64
 	anchorSim engine.Time // the simulated time at the anchor
 	// samples are looks since the anchor, each at least a 32nd of the time since the anchor
-	// after the one before, the oldest the last one at or before the recent half's start.
+	// after the one before, the oldest the last one at or before the start of the recent half
+	// up to the last change.
 	samples []etaSample
+	// changed is the last look at which the work done was not what the look before read.
+	changed etaSample
 }
 
 // etaSample is the flows' worth of work done, w, at a look at at.
@@ -58,16 +68,20 @@ func (e *ETA) Look(now time.Time, st Status) {
 		if st.Flows > 0 && st.Started {
 			e.anchored, e.anchorAt, e.anchorW, e.anchorSim = true, now, st.FlowsDone, st.Now
 			e.samples = append(e.samples[:0], etaSample{now, st.FlowsDone})
+			e.changed = etaSample{now, st.FlowsDone}
 		}
 		return
+	}
+	if st.FlowsDone != e.changed.w {
+		e.changed = etaSample{now, st.FlowsDone}
 	}
 	since := now.Sub(e.anchorAt)
 	if last := e.samples[len(e.samples)-1]; now.Sub(last.at) >= since/32 && st.FlowsDone != last.w {
 		e.samples = append(e.samples, etaSample{now, st.FlowsDone})
 	}
-	// The recent half's start only moves on: a sample whose successor is already at or before
-	// it is never read again.
-	half := e.anchorAt.Add(since / 2)
+	// The start of the recent half up to the last change only moves on: a sample whose
+	// successor is already at or before it is never read again.
+	half := e.anchorAt.Add(e.changed.at.Sub(e.anchorAt) / 2)
 	drop := 0
 	for drop+1 < len(e.samples) && !e.samples[drop+1].at.After(half) {
 		drop++
@@ -95,23 +109,15 @@ func (e *ETA) Left(now time.Time, st Status) (left time.Duration, ok bool) {
 		// each dearer than the one before (its ports' lists grow), whose rate tells nothing
 		// of its sending and ends.
 	case flows > 0 && flowsDone < float64(flows):
-		// The rate of the recent half: from the last sample at or before its start (the
-		// anchor itself early on); the whole run's since the anchor if nothing was done since.
-		from := etaSample{e.anchorAt, e.anchorW}
-		half := e.anchorAt.Add(now.Sub(e.anchorAt) / 2)
-		for _, s := range e.samples {
-			if s.at.After(half) {
-				break
+		todo := float64(flows) - flowsDone
+		if c := e.changed; flowsDone == c.w && now.After(c.at) {
+			// Nothing changed since c: the estimate made then, counted down.
+			if left, ok := e.recentLeft(c.at, flowsDone, todo); ok && left > now.Sub(c.at) {
+				return (left - now.Sub(c.at)).Round(time.Millisecond), true
 			}
-			from = s
 		}
-		if w := flowsDone - from.w; w > 0 && now.After(from.at) {
-			elapsed = now.Sub(from.at)
-			return scale(w, float64(flows)-flowsDone)
-		}
-		if w := flowsDone - e.anchorW; w > 0 && now.After(e.anchorAt) {
-			elapsed = now.Sub(e.anchorAt)
-			return scale(w, float64(flows)-flowsDone)
+		if left, ok := e.recentLeft(now, flowsDone, todo); ok {
+			return left.Round(time.Millisecond), true
 		}
 	case flows > 0:
 		// More flows than counted (a dispatch plan the count does not know): unknown.
@@ -121,6 +127,28 @@ func (e *ETA) Left(now time.Time, st Status) (left time.Duration, ok bool) {
 		// Past the estimate (the fabric is slower than the closed forms): unknown.
 	case steps > 0 && planSteps >= steps:
 		return scale(float64(steps), float64(planSteps-steps))
+	}
+	return 0, false
+}
+
+// recentLeft is the wall time todo flows' worth of work takes at the rate of the recent half of
+// the run up to at, when done was done: from the last sample at or before the half's start (the
+// anchor itself early on), or the whole run's since the anchor if nothing was done since; ok is
+// false when neither measures any work.
+func (e *ETA) recentLeft(at time.Time, done, todo float64) (time.Duration, bool) {
+	from := etaSample{e.anchorAt, e.anchorW}
+	half := e.anchorAt.Add(at.Sub(e.anchorAt) / 2)
+	for _, s := range e.samples {
+		if s.at.After(half) {
+			break
+		}
+		from = s
+	}
+	if w := done - from.w; w > 0 && at.After(from.at) {
+		return time.Duration(float64(at.Sub(from.at)) * todo / w), true
+	}
+	if w := done - e.anchorW; w > 0 && at.After(e.anchorAt) {
+		return time.Duration(float64(at.Sub(e.anchorAt)) * todo / w), true
 	}
 	return 0, false
 }

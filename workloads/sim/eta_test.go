@@ -98,3 +98,35 @@ func TestETARecentHalf(t *testing.T) {
 		})
 	}
 }
+
+// Between two changes of the work done the estimate made at the last change counts down: a run
+// whose bytes are measured every 2 s (flowsDone) reads the same work done at every look in
+// between, which is no reason to think it slowed down.
+func TestETACountsDownBetweenChanges(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	e := NewETA(t0)
+	// 10 flows/s of 300, the work done read in steps of 2 s.
+	st := func(s float64) Status {
+		done := 20 * float64(int(s/2))
+		return Status{Total: 1, FlowsDone: done, Flows: 300, Started: true, Now: engine.Time(s*1e6) + 1}
+	}
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	var prev time.Duration
+	for i := 0; i <= 139; i++ {
+		s := float64(i) / 10
+		e.Look(at(s), st(s))
+		if s < 12 {
+			continue
+		}
+		got, ok := e.Left(at(s), st(s))
+		// At 12 s, 120 done at 10/s: 18 s to go, then a second less every second.
+		want := time.Duration((18 - (s - 12)) * float64(time.Second)).Round(time.Millisecond)
+		if !ok || got != want {
+			t.Fatalf("%.1f s: %v left (%v), want %v", s, got, ok, want)
+		}
+		if s > 12 && got >= prev {
+			t.Fatalf("%.1f s: %v left after %v: not counting down", s, got, prev)
+		}
+		prev = got
+	}
+}
