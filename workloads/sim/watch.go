@@ -87,12 +87,15 @@ func (g *watcher) finish() error {
 // (netmodel.Simulator.ProgressCounted: the starts and ends of now, the bytes of the last
 // measurement). Counting the starts and ends at every look matters after an all-to-all's
 // instant of starts: its ends are most of the rest, and a measurement a second or more apart
-// left the time-left estimate nothing to measure their rate by. While the count stands still
-// from look to look (no flow started or ended: the flows are sending, which only a measurement
-// sees) it measures once twenty times the cost has passed, at most 5% of those stretches: the
-// 1,024-GPU all-to-all under DCQCN sends its million flows for a sixth of its run, in which a
-// measurement every 1.5–2.5 s left the work done unchanged for seconds. The value only feeds
-// Status: nothing a run writes depends on it.
+// left the time-left estimate nothing to measure their rate by. While the count has stood still
+// since the last measurement (no flow started or ended: the flows are sending, which only a
+// measurement sees) it measures once fifty times the cost has passed, at most 2% of those
+// stretches: the 1,024-GPU all-to-all under DCQCN sends its million flows for a sixth of its
+// run, in which a measurement every 1.5–2.5 s left the work done unchanged for seconds. Still
+// from one look to the next was not enough: a PFC storm runs thousands of events between two
+// ends, and measuring once twenty times the cost had passed at such looks cost
+// moe40-ga24-384-dcqcn 8% (a measurement also evicts what the events were using). The value
+// only feeds Status: nothing a run writes depends on it.
 type flowsDone struct {
 	progress func() float64   // measures
 	counted  func() float64   // counts
@@ -100,7 +103,7 @@ type flowsDone struct {
 	measured bool
 	at       time.Time     // when the last measurement began
 	cost     time.Duration // what it took
-	count    float64       // the count at the look before
+	count    float64       // the count just after it
 }
 
 func newFlowsDone(progress, counted func() float64) *flowsDone {
@@ -112,10 +115,7 @@ func (f *flowsDone) value() float64 {
 	began := f.clock()
 	if f.measured {
 		if since := began.Sub(f.at); since < 100*f.cost {
-			c := f.counted()
-			still := c == f.count
-			f.count = c
-			if !still || since < 20*f.cost {
+			if c := f.counted(); c != f.count || since < 50*f.cost {
 				return c
 			}
 		}
