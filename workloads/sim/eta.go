@@ -12,16 +12,22 @@ import (
 // The time left is the work still to go at the rate of work so far, measured in flows when the
 // run's flow count is known: the event loop's cost follows the flows it moves, while the
 // simulated time does not (a ring's send latencies take simulated time but no work, a DCQCN
-// storm takes work but little simulated time). The rate of flows is the one of the recent half
-// of the run since its first flow: a run's cost per flow drifts as its flows fall out of step
-// (the data-parallel all-reduce of 1 GiB on 16,384 GPUs under DCQCN, with not one ECN mark, goes
-// from 3 to 6 events a flow over its first 200 s as the rings' steps stop starting together,
-// each start then its own instant), and the recent rate follows the drift where the whole run's
-// average lags it. While the run is still in the simulated instant of its first flows there is
-// no estimate: an all-to-all starts all its flows in one instant, each dearer than the one
-// before as its ports' lists grow, and the rate of those starts tells nothing of its sending and
-// ends (over 1,024 GPUs the estimates of that phase ranged from 0.36 to 2.0 of the truth over a
-// few runs; the first one after it was 1.76 of it with ideal sharing, 1.03 under DCQCN).
+// storm takes work but little simulated time). It is the mean of two estimates, the work to go
+// at the rate of the recent half of the run since its first flow and at the whole run's rate
+// since then. A run's cost per flow drifts as its flows fall out of step (the data-parallel
+// all-reduce of 1 GiB on 16,384 GPUs under DCQCN, with not one ECN mark, goes from 3 to 6 events
+// a flow over its first 200 s as the rings' steps stop starting together, each start then its
+// own instant), which the recent rate follows and the whole run's lags (alone, it printed 0.48
+// of the truth there after a tenth of the run); a run can also pass through a dear phase and
+// leave it (the pipeline of SimAI's example on 384 GPUs: its warm-up's contending all-to-alls
+// make its first 40% of flows cost 2.6 times the rest), which the recent rate takes for the
+// run's pace while the whole run's remembers the cheaper start (alone, the recent rate printed
+// 2.0 times the truth there after a tenth of the run; the mean, 1.6). While the run is still in
+// the simulated instant of its first flows there is no estimate: an all-to-all starts all its
+// flows in one instant, each dearer than the one before as its ports' lists grow, and the rate of
+// those starts tells nothing of its sending and ends (over 1,024 GPUs the estimates of that phase
+// ranged from 0.36 to 2.0 of the truth over a few runs; the first one after it was 1.76 of it
+// with ideal sharing, 1.03 under DCQCN).
 // Between two changes of the work done the estimate made at the last change is counted down:
 // the bytes sent are measured only now and then (flowsDone), so while a run's flows send and
 // none starts or ends the work done reads the same at every look, and a rate measured up to the
@@ -112,11 +118,11 @@ func (e *ETA) Left(now time.Time, st Status) (left time.Duration, ok bool) {
 		todo := float64(flows) - flowsDone
 		if c := e.changed; flowsDone == c.w && now.After(c.at) {
 			// Nothing changed since c: the estimate made then, counted down.
-			if left, ok := e.recentLeft(c.at, flowsDone, todo); ok && left > now.Sub(c.at) {
+			if left, ok := e.leftAt(c.at, flowsDone, todo); ok && left > now.Sub(c.at) {
 				return (left - now.Sub(c.at)).Round(time.Millisecond), true
 			}
 		}
-		if left, ok := e.recentLeft(now, flowsDone, todo); ok {
+		if left, ok := e.leftAt(now, flowsDone, todo); ok {
 			return left.Round(time.Millisecond), true
 		}
 	case flows > 0:
@@ -131,11 +137,17 @@ func (e *ETA) Left(now time.Time, st Status) (left time.Duration, ok bool) {
 	return 0, false
 }
 
-// recentLeft is the wall time todo flows' worth of work takes at the rate of the recent half of
-// the run up to at, when done was done: from the last sample at or before the half's start (the
-// anchor itself early on), or the whole run's since the anchor if nothing was done since; ok is
-// false when neither measures any work.
-func (e *ETA) recentLeft(at time.Time, done, todo float64) (time.Duration, bool) {
+// leftAt is the wall time todo flows' worth of work takes, when done was done at at: the
+// mean of what it takes at the rate of the recent half of the run up to at (from the last sample
+// at or before the half's start, the anchor itself early on) and at the whole run's rate since
+// the anchor; the whole run's alone if nothing was done in the recent half; ok is false when
+// neither measures any work.
+func (e *ETA) leftAt(at time.Time, done, todo float64) (time.Duration, bool) {
+	w := done - e.anchorW
+	if !(w > 0 && at.After(e.anchorAt)) {
+		return 0, false
+	}
+	whole := float64(at.Sub(e.anchorAt)) * todo / w
 	from := etaSample{e.anchorAt, e.anchorW}
 	half := e.anchorAt.Add(at.Sub(e.anchorAt) / 2)
 	for _, s := range e.samples {
@@ -145,10 +157,8 @@ func (e *ETA) recentLeft(at time.Time, done, todo float64) (time.Duration, bool)
 		from = s
 	}
 	if w := done - from.w; w > 0 && at.After(from.at) {
-		return time.Duration(float64(at.Sub(from.at)) * todo / w), true
+		recent := float64(at.Sub(from.at)) * todo / w
+		return time.Duration((recent + whole) / 2), true
 	}
-	if w := done - e.anchorW; w > 0 && at.After(e.anchorAt) {
-		return time.Duration(float64(at.Sub(e.anchorAt)) * todo / w), true
-	}
-	return 0, false
+	return time.Duration(whole), true
 }

@@ -59,10 +59,11 @@ func TestETAWithoutFlows(t *testing.T) {
 	}
 }
 
-// The rate of flows is the recent half's since the first flow: a run whose cost per flow grows
-// is judged by what it does now, not by its cheap beginning; a run that did nothing in the
-// recent half falls back to its whole rate.
-func TestETARecentHalf(t *testing.T) {
+// The time left is the mean of the work to go at the recent half's rate since the first flow and
+// at the whole run's: a run whose cost per flow grows is judged partly by what it does now, a run
+// that leaves a dear phase partly by its cheaper start; a run that did nothing in the recent half
+// falls back to its whole rate.
+func TestETAMeanOfRecentAndWhole(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	for _, c := range []struct {
 		name string
@@ -70,10 +71,12 @@ func TestETARecentHalf(t *testing.T) {
 		at   float64                 // the look asked, s after the anchor
 		want time.Duration
 	}{
-		// 10 flows/s for 10 s, then 5/s: at 20 s, 150 done, 150 to go at 5/s.
-		{"slowing", func(s float64) float64 { return 10*min(s, 10) + 5*max(s-10, 0) }, 20, 30 * time.Second},
-		// 5 flows/s, then 10/s: at 20 s, 150 done, 150 to go at 10/s.
-		{"speeding up", func(s float64) float64 { return 5*min(s, 10) + 10*max(s-10, 0) }, 20, 15 * time.Second},
+		// 10 flows/s for 10 s, then 5/s: at 20 s, 150 done, 150 to go: 30 s at the recent
+		// 5/s, 20 s at the whole run's 7.5/s.
+		{"slowing", func(s float64) float64 { return 10*min(s, 10) + 5*max(s-10, 0) }, 20, 25 * time.Second},
+		// 5 flows/s, then 10/s: at 20 s, 150 done, 150 to go: 15 s at the recent 10/s, 20 s
+		// at the whole run's 7.5/s.
+		{"speeding up", func(s float64) float64 { return 5*min(s, 10) + 10*max(s-10, 0) }, 20, 17500 * time.Millisecond},
 		// Steady 7.5 flows/s: the recent half is the whole run's rate.
 		{"steady", func(s float64) float64 { return 7.5 * s }, 20, 20 * time.Second},
 		// 15 flows/s for 10 s, then nothing: at 20 s the whole run's 7.5/s.
