@@ -495,7 +495,9 @@ func (m *Simulator) FlowsDone() uint64 { return m.arrived }
 // third and then "?".) While an all-to-all starts its flows the rest is a guess from these
 // parts; a start's third is the one that made its first estimates within 2× of the truth over
 // both sizes (bench/run's honesty column).
-// O(flow slots): for progress reports; ProgressCounted is its O(1) bound between two.
+// For progress reports: O(1) under congestion control, whose model keeps its flows' progress as
+// a line (ccfluid.Network.InFlightProgress), O(flow slots) with ideal sharing and with QPs;
+// ProgressCounted is its O(1) bound between two.
 //
 // A flow split into QPs (SetQPsPerConnection) counts once: each of its n QPs counts 1/n.
 func (m *Simulator) Progress() float64 {

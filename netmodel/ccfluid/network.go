@@ -438,6 +438,18 @@ type Network struct {
 	// whole-nanosecond times (shareNIC).
 	ackDiv []float64
 
+	// The flows' progress as a line (InFlightProgress in O(1)): progSum parts at progAt, a
+	// sending flow's part the share of its wire bytes injected and a sent flow's 1, rising at
+	// progRate parts a second, the sum of the sending flows' inj/(8·wire), moved wherever an
+	// injection moves (setInjection) and a flow is sent; progSending counts the sending flows,
+	// so that the rate is 0 exactly, without the sum's rounding, when none is.
+	progSum, progRate float64
+	progAt            engine.Time
+	progSending       int
+	// pkFlows are the flows the NVLink's packet model carries (statePacket), whose parts
+	// InFlightProgress reads from it; pkPos is each one's position there, by flow slot.
+	pkFlows, pkPos []int32
+
 	stats Stats
 
 	mon *monitor // SimAI.conf's monitors (monitor.go), nil when none is on
@@ -686,12 +698,14 @@ func (n *Network) Start(path, ack []int32, bytes int64, tag int64) FlowID {
 	}
 	if h == 0 {
 		f.state = stateSent
+		n.progSum++
 		n.stats.Sent++
 		n.obs.FlowSent(FlowID(id), now)
 		n.arrive(id, now)
 		return FlowID(id)
 	}
 	first := path[0]
+	n.progSending++
 	f.marks, f.roundT = 0, engine.Timer{}
 	switch n.mode {
 	case ModeDCQCN:
@@ -1009,6 +1023,10 @@ func (n *Network) setInjection(id int32, inj float64, now engine.Time) {
 	f := &n.flows[id]
 	if inj == f.inj && f.sendT != (engine.Timer{}) {
 		return
+	}
+	if f.state == stateSending {
+		n.progressTo(now)
+		n.progRate += (inj - f.inj) / float64(8*float64(f.wire))
 	}
 	was := f.rem
 	f.rem = n.remNow(id, now)
@@ -1479,6 +1497,7 @@ func (n *Network) armCC(id int32) {
 // sharing, and its last byte starts through the queues.
 func (n *Network) sent(id int32, now engine.Time) {
 	f := &n.flows[id]
+	n.progressSent(id, now)
 	// The rate the last packet left at: the current one, or, when that changed while the
 	// packet was leaving (a queue pair joining the port as it ends), its mean over the packet —
 	// a NIC sends a packet whole at its line rate, and the fluid's rates are means over packets.
@@ -1710,6 +1729,9 @@ func (n *Network) arrive(id int32, at engine.Time) {
 	}
 	n.obs.FlowArrived(FlowID(id), at)
 	f := &n.flows[id]
+	if f.state == stateSent || f.state == stateAck {
+		n.progSum--
+	}
 	f.state = stateFree
 	n.free = append(n.free, id)
 }
@@ -1975,9 +1997,42 @@ func (n *Network) Reserve(flows int) {
 }
 
 // InFlightProgress counts the flows started and not yet arrived, each as the share of its
-// bytes its sender has sent so far (1 once the last is out). It visits every flow slot: it is
-// for progress reports, not for the event loop.
-func (n *Network) InFlightProgress() float64 { return n.InFlightProgressWeighted(nil) }
+// bytes its sender has sent so far (1 once the last is out): for progress reports. It reads the
+// line the fluid flows' injections keep (progSum), in O(1), and asks the NVLink's packet model
+// for each flow it carries.
+func (n *Network) InFlightProgress() float64 {
+	sum := n.progSum + float64(n.progRate*secs(n.s.Now()-n.progAt))
+	for _, id := range n.pkFlows {
+		sum += n.pk.Sent(id) / float64(n.flows[id].wire)
+	}
+	return sum
+}
+
+// progressTo brings the progress line to now.
+func (n *Network) progressTo(now engine.Time) {
+	if now > n.progAt {
+		n.progSum += float64(n.progRate * secs(now-n.progAt))
+		n.progAt = now
+	}
+}
+
+// progressSent moves sending flow id's part of the progress line to a sent flow's 1 at now: its
+// line, which may have passed its last byte by the rounding of its "sent" event, is set to 1
+// and its rate leaves the sum.
+func (n *Network) progressSent(id int32, now engine.Time) {
+	f := &n.flows[id]
+	if f.state != stateSending {
+		return
+	}
+	n.progressTo(now)
+	wire := float64(f.wire)
+	n.progSum += float64(f.rem-float64(float64(f.inj*secs(now-f.at))/8)) / wire
+	if n.progSending--; n.progSending == 0 {
+		n.progRate = 0
+	} else {
+		n.progRate -= f.inj / float64(8*wire)
+	}
+}
 
 // InFlightProgressWeighted is InFlightProgress with each flow's part multiplied by weight of
 // its tag (nil: 1 for every flow), for callers whose unit of work is several flows.

@@ -119,6 +119,11 @@ func (n *Network) nvlinkStart(id int32, path, ack []int32, bytes int64) bool {
 		return false
 	}
 	n.flows[id].state = statePacket
+	for int(id) >= len(n.pkPos) {
+		n.pkPos = append(n.pkPos, -1)
+	}
+	n.pkPos[id] = int32(len(n.pkFlows))
+	n.pkFlows = append(n.pkFlows, id)
 	n.pk.Start(id, path, ack, bytes)
 	return true
 }
@@ -162,6 +167,11 @@ func (o packetOwner) PacketsDone(slot int32, now engine.Time) {
 	n.nvlinkDone(slot)
 	n.stats.Arrived++
 	n.obs.FlowArrived(FlowID(slot), now)
+	// Out of the packet flows InFlightProgress asks about: the last takes its place.
+	pos, last := n.pkPos[slot], n.pkFlows[len(n.pkFlows)-1]
+	n.pkFlows[pos], n.pkPos[last] = last, pos
+	n.pkFlows = n.pkFlows[:len(n.pkFlows)-1]
+	n.pkPos[slot] = -1
 	f := &n.flows[slot]
 	f.state = stateFree
 	n.free = append(n.free, slot)

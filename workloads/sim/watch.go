@@ -94,8 +94,10 @@ func (g *watcher) finish() error {
 // run, in which a measurement every 1.5–2.5 s left the work done unchanged for seconds. Still
 // from one look to the next was not enough: a PFC storm runs thousands of events between two
 // ends, and measuring once twenty times the cost had passed at such looks cost
-// moe40-ga24-384-dcqcn 8% (a measurement also evicts what the events were using). The value
-// only feeds Status: nothing a run writes depends on it.
+// moe40-ga24-384-dcqcn 8% (a measurement also evicts what the events were using). Under
+// congestion control a measurement reads a line the model keeps (ccfluid's InFlightProgress,
+// O(1)), so the rule lets it measure at nearly every look. The value only feeds Status: nothing
+// a run writes depends on it.
 type flowsDone struct {
 	progress func() float64   // measures
 	counted  func() float64   // counts
