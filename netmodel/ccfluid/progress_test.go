@@ -29,8 +29,8 @@ func checkProgressLine(t testing.TB, n *Network) {
 // The progress line (InFlightProgress: the sending flows' injected shares summed as a line kept
 // by every change of an injection, and 1 for every flow sent) is what a visit of every flow
 // finds, every microsecond of all-to-alls under DCQCN with and without windows, with SimAI's
-// packets and departures, with turns, on a star and on two switches where flows queue and
-// ports pause; and it is 0 once every flow has arrived.
+// packets and departures, with turns, on two switches where flows queue before their last link
+// and ports pause; and it is 0 once every flow has arrived.
 func TestProgressLineIsTheVisit(t *testing.T) {
 	windowed := repoConfig()
 	windowed.Window = 100e3
@@ -59,6 +59,7 @@ func TestProgressLineIsTheVisit(t *testing.T) {
 				if p := last.InFlightProgress(); math.Abs(p) > 1e-6 || last.progSending != 0 || last.progRate != 0 {
 					t.Errorf("after the run: progress %v, %d sending, rate %v; want 0", p, last.progSending, last.progRate)
 				}
+				t.Logf("%d looks, %d rate changes, %d marks, %d pauses", looks, run.stats.RateChanges, run.stats.Marks, run.stats.Pauses)
 			})
 		}
 	}
