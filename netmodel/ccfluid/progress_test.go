@@ -7,7 +7,6 @@ import (
 
 	"simd/engine"
 	"simd/netmodel/fluid"
-	"simd/topo"
 )
 
 // visitedProgress is InFlightProgress as a visit of every flow slot computes it (a weight
@@ -68,12 +67,7 @@ func TestProgressLineIsTheVisit(t *testing.T) {
 // A flow moved mid-transfer keeps its place on the progress line, as does a flow with no link
 // to cross (sent as it starts).
 func TestProgressLineThroughReroute(t *testing.T) {
-	kinds := []topo.NodeKind{topo.GPU, topo.GPU, topo.Switch, topo.Switch}
-	g := graphOf(t, kinds, []tlink{
-		{0, 2, G400, engine.Microsecond}, {2, 1, G400, engine.Microsecond},
-		{0, 3, 200e9, engine.Microsecond}, {3, 1, 200e9, engine.Microsecond},
-	})
-	s, n, _, _ := setup(t, g, repoConfig())
+	s, n, _, _ := setup(t, twoPaths(t), repoConfig())
 	f := n.Start([]int32{0, 2}, nil, 10*MB, 1)
 	n.Start(nil, nil, 1000, 2)
 	n.Start([]int32{4, 6}, nil, 2*MB, 3)

@@ -285,17 +285,21 @@ func TestWindowCapsALoneFlow(t *testing.T) {
 	}
 }
 
+// twoPaths is hosts 0 and 1 joined through switch 2 at 400 Gb/s (directed links 0 and 2) and
+// through switch 3 at 200 Gb/s (links 4 and 6), 1 µs links: two disjoint paths for a reroute.
+func twoPaths(t testing.TB) *route.Graph {
+	kinds := []topo.NodeKind{topo.GPU, topo.GPU, topo.Switch, topo.Switch}
+	return graphOf(t, kinds, []tlink{
+		{0, 2, G400, engine.Microsecond}, {2, 1, G400, engine.Microsecond},
+		{0, 3, 200e9, engine.Microsecond}, {3, 1, 200e9, engine.Microsecond},
+	})
+}
+
 // A flow moved mid-transfer onto a disjoint path of half the rate sends the rest there: 10 MB at
 // 400 Gb/s for 100 µs (5 MB), then the other 5,242,880 − 5,000,000 + 5 MB at 200 Gb/s, and
 // arrives one delay of the new path after its last byte. The old links carry nothing after.
 func TestRerouteMidTransfer(t *testing.T) {
-	// Hosts 0 and 1, switches 2 and 3: 0–2–1 at 400 Gb/s, 0–3–1 at 200 Gb/s, 1 µs links.
-	kinds := []topo.NodeKind{topo.GPU, topo.GPU, topo.Switch, topo.Switch}
-	g := graphOf(t, kinds, []tlink{
-		{0, 2, G400, engine.Microsecond}, {2, 1, G400, engine.Microsecond},
-		{0, 3, 200e9, engine.Microsecond}, {3, 1, 200e9, engine.Microsecond},
-	})
-	s, n, rec, _ := setup(t, g, repoConfig())
+	s, n, rec, _ := setup(t, twoPaths(t), repoConfig())
 	const size = 10 * MB
 	f := n.Start([]int32{0, 2}, nil, size, 1)
 	at := 100 * engine.Microsecond
