@@ -422,14 +422,15 @@ func (n *Network) ackWaitHop(id, k, l, waited int32, t, now engine.Time) (float6
 	if !(lk.arr > 0 && !lk.paused && (n.sendsUntil(l, t) || k > f.hops && n.forwardsUntil(l, t))) {
 		return 0, waited, t
 	}
-	if tw, ok := n.turnWait(l, t); ok && k == f.hops {
-		// The receiver's port serves its flows in turn: the rest of its packet then.
-		if tw > 0 {
-			return tw, l, t + ceilPs(tw)
-		}
-		return 0, waited, t
+	// The receiver's port may serve its flows in turn (turnWait), a later link forward one such
+	// port's packets (forwardedWait): the rest of the packet in service there then.
+	tw, ok := 0.0, false
+	if k == f.hops {
+		tw, ok = n.turnWait(l, t)
+	} else {
+		tw, ok = n.forwardedWait(l, t)
 	}
-	if tw, ok := n.forwardedWait(l, t); ok && k > f.hops {
+	if ok {
 		if tw > 0 {
 			return tw, l, t + ceilPs(tw)
 		}
@@ -467,16 +468,22 @@ func (n *Network) forwardedWait(l int32, at engine.Time) (float64, bool) {
 	if !n.cfg.Turns || lk.qs.q > 0 || len(lk.on) == 0 {
 		return 0, false
 	}
-	u := int32(-1)
-	for _, e := range lk.on {
-		g := &n.flows[e.f]
-		if e.ap != g.off+1 || (u >= 0 && n.arena[g.off] != u) {
-			return 0, false
-		}
-		u = n.arena[g.off]
+	// The port is the first flow's first link; the port and l must carry as many flows before
+	// the rest are read: on a link fed by several ports (an all-to-all's) that fails at once,
+	// where reading every flow's record first cost a cache miss each.
+	e0 := lk.on[0]
+	g0 := &n.flows[e0.f]
+	if e0.ap != g0.off+1 {
+		return 0, false
 	}
+	u := n.arena[g0.off]
 	if len(n.links[u].on) != len(lk.on) || n.capOf(u) != n.capOf(l) {
 		return 0, false
+	}
+	for _, e := range lk.on[1:] {
+		if g := &n.flows[e.f]; e.ap != g.off+1 || n.arena[g.off] != u {
+			return 0, false
+		}
 	}
 	lag := n.forwardLag(l)
 	x := at - n.kin[u].delay - lag
