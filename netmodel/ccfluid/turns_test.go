@@ -388,3 +388,40 @@ func TestLastFlowOfARoundSendsItsLastPacketAlone(t *testing.T) {
 		t.Errorf("A done %.1f ns after its start, want %.1f", got, want)
 	}
 }
+
+// TestLastACKWaitsAsAnywhereOnAMixedPort: a switch port that forwards one host's round robin
+// and another host's flow as well does not send on that host's packet grid, and a last ACK
+// waits there as at any busy port. On forwardedStar's links, a star of 4 hosts: host 0 serves
+// two long flows in turn, one to host 1 and one to host 3; host 3 serves three, one to host 1
+// and two to host 0. The switch port to host 1 then receives about 340 Gb/s from two ports, no
+// backlog, and carries as many flows as host 0's port, whose flow comes first on it. X, two
+// full packets from host 1 to host 2 at 0, has its last ACK at that port at 3,543 ns
+// (TestLastACKWaitsOnForwardedTurns); it waits half a full packet for the share of the time
+// the port sends, in quarters (ackWaitAt: 0.75 · 90.5 ns), and X is done at 4,610.9 ns. Taking
+// the port for host 0's forwarder, as a check of its first flow alone would, gives the grid's
+// wait: 4,715.
+func TestLastACKWaitsAsAnywhereOnAMixedPort(t *testing.T) {
+	cfg := repoConfig()
+	cfg.Transport = fluid.Transport{Payload: 9000, Header: 52, Ack: 0, NanosecondClock: true, AtAck: true}
+	cfg.Turns = true
+	cfg.AckWait = AckWaitMean
+	g := star(t, 4, G400, engine.Microsecond)
+	s, n, rec, _ := setup(t, g, cfg)
+	s.AtFunc(0, func() {
+		n.Start([]int32{0, 3}, []int32{2, 1}, 20*9000, 0) // host 0 → host 1
+		n.Start([]int32{0, 7}, []int32{6, 1}, 20*9000, 1) // host 0 → host 3
+		n.Start([]int32{6, 3}, []int32{2, 7}, 20*9000, 3) // host 3 → host 1
+		n.Start([]int32{6, 1}, []int32{0, 7}, 20*9000, 4) // host 3 → host 0
+		n.Start([]int32{6, 1}, []int32{0, 7}, 20*9000, 5) // host 3 → host 0
+		n.Start([]int32{2, 5}, []int32{4, 3}, 2*9000, 2)  // X: host 1 → host 2
+	})
+	q := -1.0
+	s.AtFunc(3543*engine.Nanosecond, func() { q = n.Queue(3) })
+	s.Run()
+	if q != 0 {
+		t.Fatalf("the switch port to host 1 holds %.0f bytes when X's ACK comes, want none", q)
+	}
+	if got, want := float64(rec.arrived[2])/1e3, 3543+0.75*90.5+1000; math.Abs(got-want) > 0.1 {
+		t.Errorf("X done at %.2f ns, want %.2f", got, want)
+	}
+}
