@@ -1,5 +1,5 @@
 # Sourced by the scripts that run simd on SimAI's ns-3 reference cases (ns3score, ns3chaos, ns3bunch,
-# ns3draws, ns3drift, ns3rank0, ns3spread):
+# ns3draws, ns3drift, ns3rank0, ns3same, ns3spread):
 # the reference set's layout, its fct files, one case's simd run, and the comparisons of a run with
 # the case's (per layer and flow by flow). The caller sets `set -uo pipefail` and passes its
 # REF_DIR argument (possibly empty) to ns3ref_init.
