@@ -9,9 +9,9 @@ import (
 )
 
 // Progress counts a flow ⅔ when it starts, 1/30 as its bytes are sent and 3/10 when it is done
-// (⅓, ⅙ and ½ under congestion control): one 1 MB flow across the 16-GPU fabric, alone at 400
-// Gb/s, is 0 before its start and 0.6833 (5/12) halfway through its sending; once sent it is done with
-// ideal sharing, which reports it then (1), and ½ under congestion control, done at the ACK of
+// (½, ⅕ and 3/10 under congestion control): one 1 MB flow across the 16-GPU fabric, alone at 400
+// Gb/s, is 0 before its start and 0.6833 (0.6) halfway through its sending; once sent it is done with
+// ideal sharing, which reports it then (1), and 0.7 under congestion control, done at the ACK of
 // its last packet, when it is 1.
 func TestSimulatorProgress(t *testing.T) {
 	tr := fluid.SimAITransport(9000, 0)
@@ -32,7 +32,7 @@ func TestSimulatorProgress(t *testing.T) {
 		got["done"] = sim.Progress()
 		half, sent := 41.0/60, 1.0
 		if cc == 1 {
-			half, sent = 5.0/12, 0.5
+			half, sent = 0.6, 0.7
 		}
 		for name, want := range map[string]float64{"before": 0, "half sent": half, "sent": sent, "done": 1} {
 			if math.Abs(got[name]-want) > 1e-3 {
@@ -43,10 +43,10 @@ func TestSimulatorProgress(t *testing.T) {
 }
 
 // ProgressCounted counts the starts and ends of now with the bytes the last Progress measured
-// (or the flows done, if more): the same 1 MB flow counts ⅔ (⅓) halfway through its sending
-// before any measurement, 0.6833 (5/12) once Progress has measured its half; once sent, with ideal
-// sharing it is done (1), and under congestion control still at the measured half's 5/12 where
-// Progress says ½ — the bytes since the measurement are the lag, never more than Progress.
+// (or the flows done, if more): the same 1 MB flow counts ⅔ (½) halfway through its sending
+// before any measurement, 0.6833 (0.6) once Progress has measured its half; once sent, with ideal
+// sharing it is done (1), and under congestion control still at the measured half's 0.6 where
+// Progress says 0.7 — the bytes since the measurement are the lag, never more than Progress.
 func TestSimulatorProgressCounted(t *testing.T) {
 	tr := fluid.SimAITransport(9000, 0)
 	const rate = 400e9
@@ -57,7 +57,7 @@ func TestSimulatorProgressCounted(t *testing.T) {
 		halfCounted, halfMeasured, sentCounted float64
 	}{
 		{0, 2.0 / 3, 41.0 / 60, 1},
-		{1, 1.0 / 3, 5.0 / 12, 5.0 / 12},
+		{1, 0.5, 0.6, 0.6},
 	} {
 		s, sim := shippedSimulator(t, c.cc, tr)
 		sim.StartRaw([]RawFlow{{Src: 0, Dst: 9, Bytes: 1e6, DPort: DPort, Start: start}})

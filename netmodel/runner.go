@@ -489,12 +489,18 @@ func (m *Simulator) FlowsDone() uint64 { return m.arrived }
 // first touch of every page of the flow tables), 0.1 s of sending and 1.3–1.4 s of ends (each
 // end releases the flow's links and reports it) over three runs, so ⅔, 1/30 and 3/10 (½, ⅒ and
 // ⅖ from an earlier measurement, 2.5, 0.2 and 1.6 s, put the starts' recompute in no part: the
-// first estimate after the starts read 1.7–2.4 times the truth); under congestion control
-// 3.4–5.0, 2.8–3.7 and 6.0–6.6 s over runs (0.20, 0.05 and 0.13 s over 256 GPUs), ⅓, ⅙ and ½. (With two parts, start and bytes, a
-// run's ends counted for nothing: the report said "0s left" through the all-to-all's last
-// third and then "?".) While an all-to-all starts its flows the rest is a guess from these
-// parts; a start's third is the one that made its first estimates within 2× of the truth over
-// both sizes (bench/run's honesty column).
+// first estimate after the starts read 1.7–2.4 times the truth); under congestion control ½, ⅕
+// and 3/10, the mean of the two sizes' shares: over 1,024 GPUs 3.2–7.8 s of starts (the spread
+// is theirs alone: the first touch of the flow tables, whose page faults and system time varied
+// from run to run), 3.1–3.5 s of sending and 3.3–3.7 s of ends over three runs, 0.45, 0.27 and
+// 0.29 of the mean run; over 256 GPUs 0.20–0.24, 0.03–0.06 and 0.12–0.14 s, 0.54, 0.11 and
+// 0.35. (They were ⅓, ⅙ and ½, measured before the last ACKs and the ports' sharing got
+// cheaper; with those the 1,024-GPU all-to-all's time left strayed 2.6–2.7 times from the truth
+// between a tenth and nine tenths of its run, with these 1.4–1.6 times, three runs each:
+// docs/performance.md, "The progress line's parts under congestion control".) (With two parts,
+// start and bytes, a run's ends counted for nothing: the report said "0s left" through the
+// all-to-all's last third and then "?".) While an all-to-all starts its flows the rest is a
+// guess from these parts.
 // For progress reports: O(1) under congestion control, whose model keeps its flows' progress as
 // a line (ccfluid.Network.InFlightProgress), O(flow slots) with ideal sharing and with QPs;
 // ProgressCounted is its O(1) bound between two.
@@ -523,7 +529,7 @@ func (m *Simulator) Progress() float64 {
 // ProgressCounted is Progress from the flows started and done now and the bytes sent at the
 // last Progress (or the flows done, if more: a flow done has sent its bytes), without visiting
 // the flows: O(1), so a progress report can read the starts and ends at every look while the
-// bytes, a thirtieth of the work with ideal sharing and a sixth under congestion control, are
+// bytes, a thirtieth of the work with ideal sharing and a fifth under congestion control, are
 // measured now and then. It is at most Progress, and never less than at the call before.
 func (m *Simulator) ProgressCounted() float64 { return m.work(max(m.sent, float64(m.arrived))) }
 
@@ -532,7 +538,7 @@ func (m *Simulator) work(sent float64) float64 {
 	started, done := float64(m.flows), float64(m.arrived)
 	// Each product apart: no fused multiply-add.
 	if m.ccnet != nil {
-		return float64(started/3) + float64(sent/6) + float64(done/2)
+		return float64(started/2) + float64(sent/5) + float64(0.3*done)
 	}
 	return float64(started*2/3) + float64(sent/30) + float64(0.3*done)
 }
